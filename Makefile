@@ -1,0 +1,34 @@
+# Two commands for a fresh machine (Python 3.11 present):
+#   make run   - set up .venv, build the database and engine from the bundled corpus
+#   make test  - set up .venv with the test tools and run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test setup setup-test bench clean
+
+$(BIN)/rulings: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+setup: $(BIN)/rulings
+
+$(VENV)/.test-deps: $(BIN)/rulings
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+setup-test: $(VENV)/.test-deps
+
+run: setup
+	$(BIN)/rulings build
+
+test: setup-test
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf build engine/ocg_rules.py .pytest_cache

@@ -1,0 +1,461 @@
+"""Runtime of the generated engine module (standard library only).
+
+``pipeline/generate.py`` writes the compiled tables (``INFO_KINDS``,
+``EVENTS``, ``RULES``, ``CITATIONS``, ``SOURCES``, ``PROCEDURAL``) and then
+copies everything below the ``RUNTIME`` marker of this file, so the generated
+module is one self-contained file another tool can import or copy.
+
+Public API of the generated module:
+
+* ``retains(info_kind, event) -> Retention``: does ``info_kind`` survive
+  ``event`` (``face_down``, ``temp_banish``, ``flip_face_up``)? The verdict is
+  ``kept``, ``lost``, ``not_applicable``, ``conditional`` or ``unknown``, with
+  the ruling records and dates behind it. Raises ``ValueError`` for a name
+  outside the vocabulary (with a "did you mean").
+* ``answer(scenario) -> dict``: the scenario format of ``scenarios.md``; returns
+  ``{"id", "answer", "because"}`` where ``answer`` is True, False or
+  ``"unknown"``. Raises ``ScenarioError`` (a ``ValueError``) naming the
+  scenario id and the field when the scenario is malformed.
+* ``answer_all(scenarios) -> list``: each scenario answered; a malformed one
+  yields ``{"id", "error"}`` and the others are still answered.
+* ``citation(record_id) -> dict``: a record's source, URL, section, dates, text.
+"""
+
+from __future__ import annotations
+
+# Placeholders so this file imports on its own (tests, linters); the generated
+# module defines the real tables above the runtime.
+INFO_KINDS: tuple = ()
+EVENTS: tuple = ()
+RULES: tuple = ()
+CITATIONS: dict = {}
+SOURCES: dict = {}
+PROCEDURAL: dict = {}
+
+# ==== RUNTIME ====
+import difflib as _difflib
+from typing import NamedTuple as _NamedTuple
+
+
+class Retention(_NamedTuple):
+    """The rules table's answer for one (information kind, event) pair.
+
+    ``dates`` are ISO dates of the supporting rulings, ``record_ids`` the
+    supporting records (see ``citation``); ``changed_on`` is set when a later
+    ruling overrode an earlier verdict; ``conflicts`` lists overridden verdicts.
+    """
+
+    info_kind: str
+    event: str
+    verdict: str
+    condition: str
+    latest_date: object
+    changed_on: object
+    dates: tuple
+    record_ids: tuple
+    conflicts: tuple
+
+
+class ScenarioError(ValueError):
+    """A malformed scenario: ``scenario_id`` and ``field`` say where."""
+
+    def __init__(self, scenario_id, field, message):
+        self.scenario_id = scenario_id
+        self.field = field
+        super().__init__(f"scenario {scenario_id!r}: field {field!r}: {message}")
+
+
+_RETENTION = {(r[0], r[1]): Retention(*r) for r in RULES}
+_KIND_SET = frozenset(INFO_KINDS)
+_EVENT_SET = frozenset(EVENTS)
+
+
+def _did_you_mean(name, choices):
+    close = _difflib.get_close_matches(str(name), list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def retains(info_kind, event):
+    """Retention for ``info_kind`` x ``event``; ValueError for unknown names."""
+    try:
+        return _RETENTION[(info_kind, event)]
+    except (KeyError, TypeError):
+        if info_kind not in _KIND_SET:
+            raise ValueError(f"unknown info kind {info_kind!r}{_did_you_mean(info_kind, INFO_KINDS)}") from None
+        raise ValueError(f"unknown event {event!r}{_did_you_mean(event, EVENTS)}") from None
+
+
+def citation(record_id):
+    """``{"id", "source", "url", "licence", "section", "dates", "text"}`` of a record."""
+    source_id, dates, section, text = CITATIONS[record_id]
+    url, licence = SOURCES.get(source_id, ("", ""))
+    return {"id": record_id, "source": source_id, "url": url, "licence": licence,
+            "section": section, "dates": list(dates), "text": text}
+
+
+def _records(record_ids):
+    out = []
+    for rid in record_ids:
+        source_id, dates, _section, _text = CITATIONS[rid]
+        out.append({"id": rid, "dates": list(dates), "source": source_id})
+    return out
+
+
+def _because_retention(r):
+    item = {"rule": f"retention:{r.info_kind}/{r.event}", "verdict": r.verdict,
+            "records": _records(r.record_ids)}
+    if r.condition:
+        item["condition"] = r.condition
+    if r.changed_on:
+        item["changed_on"] = r.changed_on
+    return item
+
+
+def _because_rule(rule_id):
+    summary, record_ids, _dates = PROCEDURAL[rule_id]
+    return {"rule": rule_id, "summary": summary, "records": _records(record_ids)}
+
+
+def _because_missing(rule_id, why):
+    return {"rule": rule_id, "missing": True, "summary": f"the corpus states no such rule: {why}"}
+
+
+# ---------------------------------------------------------------- scenario checks
+
+_DOS = {
+    "summon": ("method", "by"), "set": ("by",), "flip_summon": ("by",), "change_position": ("by",),
+    "declare_attack": (), "attack_negated": (), "battle": (), "destroy_by_battle": (),
+    "activate_effect": (), "place_counter": (), "modify_stats": (), "turn_face_down": (),
+    "flip_face_up": (), "temp_banish": (), "take_control": ("mode", "by"),
+}
+_METHODS = ("normal", "tribute", "gemini", "special", "fusion", "synchro", "xyz", "link", "ritual", "pendulum")
+_FROM = ("hand", "deck", "extra_deck", "graveyard", "banished")
+_MODES = ("permanent", "temporary", "continuous_target")
+_PHASES = ("draw", "standby", "main1", "battle", "main2", "end")
+_QUESTIONS = {
+    "can_change_position_manually": ("turn", "phase", "player"),
+    "can_declare_attack": ("turn", "phase", "player"),
+    "has": ("turn", "info_kind"),
+    "can_conduct_battle_phase": ("turn", "player"),
+}
+_PLAYERS = ("A", "B")
+
+
+def _check_choice(sid, field, value, choices):
+    if value not in choices:
+        raise ScenarioError(sid, field, f"{value!r} is not one of {list(choices)}{_did_you_mean(value, choices)}")
+
+
+def _check_turn(sid, field, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ScenarioError(sid, field, f"turn must be a whole number from 1, not {value!r}")
+
+
+def validate(scenario):
+    """Raise ScenarioError naming the scenario id and field if malformed."""
+    if not isinstance(scenario, dict):
+        raise ScenarioError("?", "(scenario)", "a scenario is a JSON object")
+    sid = scenario.get("id")
+    if not isinstance(sid, str) or not sid:
+        raise ScenarioError("?", "id", "missing or not a string")
+    events = scenario.get("events")
+    if not isinstance(events, list):
+        raise ScenarioError(sid, "events", "missing or not a list")
+    last_turn = 0
+    for i, ev in enumerate(events):
+        where = f"events[{i}]"
+        if not isinstance(ev, dict):
+            raise ScenarioError(sid, where, "an event is a JSON object")
+        _check_turn(sid, f"{where}.turn", ev.get("turn"))
+        if ev["turn"] < last_turn:
+            raise ScenarioError(sid, f"{where}.turn", f"turn {ev['turn']} comes after turn {last_turn}: turns never go backwards")
+        last_turn = ev["turn"]
+        do = ev.get("do")
+        _check_choice(sid, f"{where}.do", do, tuple(_DOS))
+        for field in _DOS[do]:
+            if field not in ev:
+                raise ScenarioError(sid, f"{where}.{field}", f"missing (required by do={do!r})")
+        if do == "summon":
+            _check_choice(sid, f"{where}.method", ev["method"], _METHODS)
+            if "from" in ev:
+                _check_choice(sid, f"{where}.from", ev["from"], _FROM)
+        if do == "change_position":
+            _check_choice(sid, f"{where}.by", ev["by"], ("manual", "effect"))
+        elif "by" in _DOS[do]:
+            _check_choice(sid, f"{where}.by", ev["by"], _PLAYERS)
+        if do == "take_control":
+            _check_choice(sid, f"{where}.mode", ev["mode"], _MODES)
+    ask = scenario.get("ask")
+    if not isinstance(ask, dict):
+        raise ScenarioError(sid, "ask", "missing or not an object")
+    question = ask.get("question")
+    _check_choice(sid, "ask.question", question, tuple(_QUESTIONS))
+    for field in _QUESTIONS[question]:
+        if field not in ask:
+            raise ScenarioError(sid, f"ask.{field}", f"missing (required by question={question!r})")
+    _check_turn(sid, "ask.turn", ask["turn"])
+    if ask["turn"] < last_turn:
+        raise ScenarioError(sid, "ask.turn", f"turn {ask['turn']} is before the last event's turn {last_turn}")
+    if "phase" in _QUESTIONS[question]:
+        _check_choice(sid, "ask.phase", ask["phase"], _PHASES)
+    if "player" in _QUESTIONS[question]:
+        _check_choice(sid, "ask.player", ask["player"], _PLAYERS)
+    if question == "has":
+        _check_choice(sid, "ask.info_kind", ask["info_kind"], INFO_KINDS)
+
+
+# ---------------------------------------------------------------- the history model
+
+# Information that only means something in the turn it was gained.
+_THIS_TURN = frozenset({"summoned_this_turn", "attack_declared", "battled", "destroyed_by_battle",
+                        "effect_activated", "position_change_restrictions", "pledge_self", "pledge_other"})
+_SUMMON_KINDS = {
+    "normal": ("normal_summoned",), "tribute": ("normal_summoned", "tribute_summoned", "summon_materials"),
+    "gemini": ("normal_summoned", "gemini_summoned"), "special": ("special_summoned",),
+    "fusion": ("special_summoned", "fusion_summoned", "summon_materials"),
+    "synchro": ("special_summoned", "synchro_summoned", "summon_materials"),
+    "xyz": ("special_summoned", "xyz_summoned", "summon_materials"),
+    "link": ("special_summoned", "link_summoned", "summon_materials"),
+    "ritual": ("special_summoned", "ritual_summoned", "summon_materials"),
+    "pendulum": ("special_summoned", "pendulum_summoned"),
+}
+_SIMPLE = {"battle": "battled", "destroy_by_battle": "destroyed_by_battle", "activate_effect": "effect_activated",
+           "place_counter": "counters", "modify_stats": "stat_changes", "declare_attack": "attack_declared"}
+_EVENT_OF = {"turn_face_down": "face_down", "temp_banish": "temp_banish", "flip_face_up": "flip_face_up"}
+
+
+class _Monster:
+    """One monster's state after a history of events.
+
+    ``info`` maps a kind to ``(turn gained, status)`` with status ``has`` or
+    ``unknown``; ``position_facts`` are this-turn position-change restrictions
+    ``(turn, what, player)``; ``because`` collects the retention rules applied.
+    """
+
+    def __init__(self):
+        self.info = {}
+        self.position_facts = []
+        self.effect_changes = []  # turns in which a card effect changed its position
+        self.returned_from_banish = []  # turns in which a temporary banish returned it
+        self.controller = None
+        self.face_down = False
+        self.because = {}  # info kind -> retention rules applied to it, in order
+
+    def gain(self, kind, turn):
+        if kind in _KIND_SET:
+            self.info[kind] = (turn, "has")
+
+    def apply_event(self, event, turn):
+        """Apply the retention table to everything the monster carries."""
+        for kind in sorted(self.info):
+            r = _RETENTION.get((kind, event))
+            verdict = r.verdict if r else "unknown"
+            if r is not None:
+                self.because.setdefault(kind, []).append(_because_retention(r))
+            if verdict == "kept":
+                continue
+            if verdict == "lost" or verdict == "not_applicable":
+                del self.info[kind]
+            else:
+                self.info[kind] = (self.info[kind][0], "unknown")
+        if event in ("face_down", "temp_banish"):
+            # The position facts are the information kind position_change_restrictions.
+            r = _RETENTION.get(("position_change_restrictions", event))
+            verdict = r.verdict if r else "unknown"
+            if self.position_facts:
+                if r is not None:
+                    self.because.setdefault("position_change_restrictions", []).append(_because_retention(r))
+                if verdict in ("lost", "not_applicable"):
+                    self.position_facts = []
+                elif verdict != "kept":
+                    self.position_facts = [(t, w, p, "unknown") for t, w, p, _s in self.position_facts]
+
+
+def _replay(scenario):
+    m = _Monster()
+    for ev in scenario["events"]:
+        do, turn = ev["do"], ev["turn"]
+        if do == "summon":
+            m.controller = ev["by"]
+            m.face_down = bool(ev.get("face_down", False))
+            for kind in _SUMMON_KINDS[ev["method"]] + ("summoned_this_turn",):
+                m.gain(kind, turn)
+            if "from" in ev:
+                m.gain("summoned_from_location", turn)
+            m.position_facts.append((turn, "summoned", ev["by"], "has"))
+            m.gain("position_change_restrictions", turn)
+        elif do == "set":
+            m.controller = ev["by"]
+            m.face_down = True
+            m.position_facts.append((turn, "set", ev["by"], "has"))
+            m.gain("position_change_restrictions", turn)
+        elif do == "flip_summon":
+            m.face_down = False
+            m.gain("flip_summoned", turn)
+            m.gain("flipped", turn)
+            m.position_facts.append((turn, "manual_change", ev["by"], "has"))
+            m.gain("position_change_restrictions", turn)
+        elif do == "change_position":
+            if ev["by"] == "manual":
+                m.position_facts.append((turn, "manual_change", m.controller, "has"))
+                m.gain("position_change_restrictions", turn)
+            else:
+                m.effect_changes.append(turn)
+        elif do == "declare_attack":
+            m.gain("attack_declared", turn)
+            m.position_facts.append((turn, "attacked", m.controller, "has"))
+            m.gain("position_change_restrictions", turn)
+        elif do in _SIMPLE:
+            m.gain(_SIMPLE[do], turn)
+        elif do == "take_control":
+            m.controller = ev["by"]
+            m.gain("control_" + ev["mode"], turn)
+        elif do in _EVENT_OF:
+            m.apply_event(_EVENT_OF[do], turn)
+            if do == "turn_face_down":
+                m.face_down = True
+                m.effect_changes.append(turn)
+            elif do == "flip_face_up":
+                m.face_down = False
+                m.gain("flipped", turn)
+                m.effect_changes.append(turn)
+            else:
+                m.returned_from_banish.append(turn)
+    return m
+
+
+def _turn_player(turn):
+    return "A" if turn % 2 == 1 else "B"
+
+
+def _result(scenario, answer, because):
+    # De-duplicate the reasons while keeping their order.
+    seen, unique = set(), []
+    for item in because:
+        key = (item["rule"], item.get("verdict"))
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return {"id": scenario["id"], "answer": answer, "because": unique}
+
+
+def _can_change_position(m, ask):
+    turn, phase, player = ask["turn"], ask["phase"], ask["player"]
+    because = []
+    if "position.manual_change_main_phase_only" not in PROCEDURAL:
+        return "unknown", [_because_missing("position.manual_change_main_phase_only", "when a manual change is allowed")]
+    because.append(_because_rule("position.manual_change_main_phase_only"))
+    if phase not in ("main1", "main2") or player != _turn_player(turn):
+        return False, because
+    if m.controller != player:
+        return False, because + [{"rule": "control", "summary": f"the monster is controlled by {m.controller}"}]
+    answer = True
+    for fact_turn, what, by, status in m.position_facts:
+        if fact_turn != turn:
+            continue
+        if what in ("summoned", "set"):
+            if by == _turn_player(turn):
+                rule_id = "position.not_if_summoned_or_set_this_turn"
+                blocked = True
+            else:
+                rule_id = "position.summoned_by_non_turn_player_allowed"
+                blocked = False
+        elif what == "attacked":
+            rule_id, blocked = "position.not_after_attack_declared", True
+        else:
+            rule_id, blocked = "position.once_per_turn", True
+        if rule_id not in PROCEDURAL:
+            because.append(_because_missing(rule_id, f"whether '{what}' this turn blocks a manual change"))
+            answer = "unknown" if answer is True else answer
+            continue
+        because.append(_because_rule(rule_id))
+        if blocked:
+            if status == "unknown":
+                answer = "unknown" if answer is True else answer
+            else:
+                answer = False
+    if answer is True and turn in m.effect_changes:
+        rule_id = "position.effect_changes_do_not_count"
+        if rule_id in PROCEDURAL:
+            because.append(_because_rule(rule_id))
+        else:
+            because.append(_because_missing(rule_id, "whether a change by a card effect uses up the manual change"))
+            answer = "unknown"
+    if turn in m.returned_from_banish and "position.return_from_banish_is_not_summon" in PROCEDURAL:
+        because.append(_because_rule("position.return_from_banish_is_not_summon"))
+    return answer, because + m.because.get("position_change_restrictions", [])
+
+
+def _can_declare_attack(m, ask):
+    turn, phase, player = ask["turn"], ask["phase"], ask["player"]
+    because = []
+    if turn == 1:
+        if "battle.no_battle_phase_first_turn" not in PROCEDURAL:
+            return "unknown", [_because_missing("battle.no_battle_phase_first_turn", "a Battle Phase in the first turn")]
+        return False, [_because_rule("battle.no_battle_phase_first_turn")]
+    if phase != "battle" or player != _turn_player(turn) or m.controller != player:
+        return False, [{"rule": "battle.attacks_in_own_battle_phase",
+                        "summary": "a monster declares attacks in its controller's Battle Phase"}]
+    rule_id = "battle.attackers_face_up_attack_position"
+    if m.face_down:
+        if rule_id not in PROCEDURAL:
+            return "unknown", [_because_missing(rule_id, "whether a face-down monster attacks")]
+        return False, [_because_rule(rule_id)]
+    info = m.info.get("attack_declared")
+    if info is not None and info[0] == turn:
+        rule_id = "battle.attack_once_per_turn"
+        if rule_id not in PROCEDURAL:
+            return "unknown", [_because_missing(rule_id, "how often a monster attacks")]
+        because.append(_because_rule(rule_id))
+        return ("unknown" if info[1] == "unknown" else False), because + m.because.get("attack_declared", [])
+    if "battle.attack_once_per_turn" in PROCEDURAL:
+        because.append(_because_rule("battle.attack_once_per_turn"))
+    return True, because + m.because.get("attack_declared", [])
+
+
+def _has(m, ask):
+    kind, turn = ask["info_kind"], ask["turn"]
+    info = m.info.get(kind)
+    because = m.because.get(kind, [])
+    if info is None or (kind in _THIS_TURN and info[0] != turn):
+        return False, because
+    return (True if info[1] == "has" else "unknown"), because
+
+
+def _can_conduct_battle_phase(ask):
+    turn, player = ask["turn"], ask["player"]
+    rule_id = "battle.no_battle_phase_first_turn"
+    if player != _turn_player(turn):
+        return False, [{"rule": "turn_player", "summary": f"turn {turn} is {_turn_player(turn)}'s turn"}]
+    if rule_id not in PROCEDURAL:
+        return "unknown", [_because_missing(rule_id, "whether the first turn has a Battle Phase")]
+    return (turn != 1), [_because_rule(rule_id)]
+
+
+def answer(scenario):
+    """Answer one scenario (see the module docstring); ScenarioError if malformed."""
+    validate(scenario)
+    ask = scenario["ask"]
+    question = ask["question"]
+    if question == "can_conduct_battle_phase":
+        result, because = _can_conduct_battle_phase(ask)
+        return _result(scenario, result, because)
+    m = _replay(scenario)
+    if question == "can_change_position_manually":
+        result, because = _can_change_position(m, ask)
+    elif question == "can_declare_attack":
+        result, because = _can_declare_attack(m, ask)
+    else:
+        result, because = _has(m, ask)
+    return _result(scenario, result, because)
+
+
+def answer_all(scenarios):
+    """Answer a list of scenarios; a malformed one gives ``{"id", "error", "field"}``."""
+    out = []
+    for scenario in scenarios:
+        try:
+            out.append(answer(scenario))
+        except ScenarioError as exc:
+            out.append({"id": exc.scenario_id, "error": str(exc), "field": exc.field})
+    return out

@@ -1,0 +1,354 @@
+"""The ``rulings`` command line: thin commands over the pipeline library.
+
+Every command that reads the database takes ``--db`` (default: the file
+``rulings build`` writes) and most take ``--json`` for machines. Errors are
+one ``Error: ...`` line on stderr; exit codes: 0 ok, 1 error, 2 bad input
+(usage, malformed scenario).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import click
+import duckdb
+
+from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES
+from .errors import RulingsError, UsageError
+from .run import DEFAULT_DB, DEFAULT_ENGINE, build as run_build
+
+DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
+                         show_default=True, help="DuckDB database written by `rulings build`.")
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+ENGINE_OPTION = click.option("--engine-out", "engine_path", type=click.Path(dir_okay=False, path_type=Path),
+                             default=DEFAULT_ENGINE, show_default=True, help="Path of the generated engine module.")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+def _connect(db_path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    if not Path(db_path).is_file():
+        _fail(f"no database at {db_path}; run `rulings build` first (or pass --db)")
+    try:
+        return duckdb.connect(str(db_path), read_only=read_only)
+    except duckdb.Error as exc:
+        _fail(f"cannot open {db_path}: {exc}")
+
+
+def _echo_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rulings")
+def main() -> None:
+    """Yu-Gi-Oh! OCG rulings: build a DuckDB database of dated ruling records
+    and a generated engine that answers information-retention and battle
+    questions, citing the rulings behind every answer.
+
+    \b
+    Typical use:
+      rulings build                                  # bundled corpus -> database + engine
+      rulings ask synchro_summoned face_down         # kept / lost / unknown, with rulings
+      rulings sql "SELECT * FROM rules"              # query the database
+      rulings scenario tests/gold/scenarios_public.json
+      rulings evaluate --gold tests/gold/retention_public.csv
+    """
+
+
+# --------------------------------------------------------------------------- build
+
+@main.command()
+@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=BUNDLED_CORPUS,
+              show_default=True, help="Corpus folder holding manifest.tsv and the page snapshots.")
+@DB_OPTION
+@ENGINE_OPTION
+@click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+              help="Refuse pages larger than this.")
+@JSON_OPTION
+def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, as_json: bool) -> None:
+    """Normalize, extract, load, compile and generate from the corpus.
+
+    Writes the database (--db) and the engine module (--engine-out), each
+    replaced atomically. A page that fails is reported and skipped; the
+    build goes on with the others and exits 1 at the end if any failed.
+    """
+    def progress(source_id: str) -> None:
+        if not as_json:
+            click.echo(f"  processing {source_id}", err=True)
+
+    try:
+        result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes)
+    except RulingsError as exc:
+        _fail(str(exc))
+    summary = result.summary()
+    if as_json:
+        _echo_json(summary)
+    else:
+        for warning in result.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        for error in result.errors:
+            click.echo(f"error: {error}", err=True)
+        verdicts = ", ".join(f"{k} {v}" for k, v in summary["rules_by_verdict"].items())
+        click.echo(f"sources          {result.sources} ({result.pages_ok} built)")
+        click.echo(f"records          {result.records} ({result.dated_records} dated)")
+        click.echo(f"card mentions    {result.card_mentions} ({result.linked_mentions} linked to a passcode)")
+        click.echo(f"statements       {result.statements}")
+        click.echo(f"rules            {sum(result.rules_by_verdict.values())}: {verdicts}")
+        click.echo(f"procedural rules {result.procedural_rules}")
+        click.echo(f"database         {result.db_path}")
+        click.echo(f"engine           {result.engine_path} (rules hash {result.rules_hash[:12]})")
+    if result.errors:
+        sys.exit(1)
+
+
+# --------------------------------------------------------------------------- ask
+
+def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> dict:
+    """The rule for one pair with its citations; raises UsageError for unknown names."""
+    row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts FROM rules "
+                      "WHERE info_kind = ? AND event = ?", [info_kind, event]).fetchone()
+    if row is None:
+        kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
+        evts = [r[0] for r in con.execute("SELECT DISTINCT event FROM rules ORDER BY 1").fetchall()]
+        import difflib
+
+        if info_kind not in kinds:
+            hint = difflib.get_close_matches(info_kind, kinds, n=1)
+            raise UsageError(f"unknown info kind {info_kind!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+        hint = difflib.get_close_matches(event, evts, n=1)
+        raise UsageError(f"unknown event {event!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+    verdict, condition, latest, changed_on, conflicts = row
+    cites = con.execute(
+        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text,
+                  list(d.date ORDER BY d.ord) FILTER (WHERE d.valid) AS dates
+           FROM rule_citations c JOIN records r USING (record_id)
+           LEFT JOIN record_dates d USING (record_id)
+           WHERE c.info_kind = ? AND c.event = ?
+           GROUP BY c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, r.seq
+           ORDER BY c.role DESC, r.source_id, r.seq""", [info_kind, event]).fetchall()
+    return {
+        "info_kind": info_kind, "event": event, "verdict": verdict, "condition": condition or None,
+        "latest_date": latest, "changed_on": changed_on, "conflicts": json.loads(conflicts or "[]"),
+        "citations": [{"role": c[0], "verdict": c[1], "record_id": c[2], "source": c[3], "section": c[4],
+                       "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]} for c in cites],
+    }
+
+
+@main.command()
+@click.argument("info_kind")
+@click.argument("event")
+@DB_OPTION
+@JSON_OPTION
+def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
+    """Does INFO_KIND survive EVENT? Prints the verdict and the rulings behind it.
+
+    \b
+    Example: rulings ask synchro_summoned face_down
+    Events: face_down, temp_banish, flip_face_up. Info kinds: see
+    schema/vocabulary.json (e.g. counters, attack_declared, pendulum_summoned).
+    """
+    con = _connect(db_path)
+    try:
+        report = rule_report(con, info_kind, event)
+    except UsageError as exc:
+        _fail(exc.message, 2)
+    if as_json:
+        _echo_json(report)
+        return
+    line = f"{info_kind} on {event}: {report['verdict']}"
+    if report["condition"]:
+        line += f" (conditions: {report['condition']})"
+    if report["changed_on"]:
+        line += f"; changed on {report['changed_on']}"
+    click.echo(line)
+    if report["verdict"] == "unknown":
+        click.echo("  the corpus has no ruling for this pair")
+    for c in report["citations"]:
+        dates = ", ".join(c["dates"]) or "undated"
+        click.echo(f"  [{c['role']}: {c['verdict']}] {c['record_id']} {dates} ({c['source']})")
+        click.echo(f"      {c['text']}")
+    for conflict in report["conflicts"]:
+        click.echo(f"  overridden: {conflict['verdict']} (latest {conflict['latest_date']}) "
+                   f"by a later ruling; records {', '.join(conflict['record_ids'])}")
+
+
+# --------------------------------------------------------------------------- sql
+
+@main.command()
+@click.argument("query")
+@DB_OPTION
+@click.option("--write", is_flag=True, help="Open the database read-write (default: read-only).")
+@JSON_OPTION
+@click.option("--max-rows", type=int, default=200, show_default=True, help="Rows to print in table form.")
+def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) -> None:
+    """Run QUERY on the rulings database and print the result.
+
+    \b
+    Examples:
+      rulings sql "SELECT r.record_id, r.text FROM records r JOIN record_dates d USING (record_id) WHERE d.date = DATE '2017-03-24'"
+      rulings sql "SELECT r.text FROM records r JOIN card_mentions c USING (record_id) WHERE c.norm_name = '月之书'"
+      rulings sql "SELECT info_kind, event, verdict, latest_date FROM rules ORDER BY ALL"
+    """
+    con = _connect(db_path, read_only=not write)
+    try:
+        rel = con.sql(query)
+        if rel is None:
+            click.echo("ok")
+            return
+        columns = rel.columns
+        rows = rel.fetchall()
+    except duckdb.Error as exc:
+        _fail(f"SQL: {exc}", 2)
+    if as_json:
+        _echo_json([dict(zip(columns, row)) for row in rows])
+        return
+    _print_table(columns, rows, max_rows)
+
+
+def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
+    shown = rows[:max_rows]
+    cells = [[("NULL" if v is None else str(v)).replace("\n", " ") for v in row] for row in shown]
+    widths = [min(80, max([len(c)] + [len(r[i]) for r in cells])) for i, c in enumerate(columns)]
+    fmt = lambda vals: " | ".join(v[:w].ljust(w) for v, w in zip(vals, widths))  # noqa: E731
+    click.echo(fmt(columns))
+    click.echo("-+-".join("-" * w for w in widths))
+    for r in cells:
+        click.echo(fmt(r))
+    more = f", {len(rows) - max_rows} not shown (--max-rows)" if len(rows) > max_rows else ""
+    click.echo(f"({len(rows)} rows{more})")
+
+
+# --------------------------------------------------------------------------- evaluate
+
+@main.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV with columns info_kind,event,verdict,dates.")
+@DB_OPTION
+@JSON_OPTION
+def evaluate(gold_path: Path, db_path: Path, as_json: bool) -> None:
+    """Compare the rules table with a gold CSV; last line: N/M verdicts correct."""
+    con = _connect(db_path)
+    with gold_path.open(encoding="utf-8", newline="") as fh:
+        gold = list(csv.DictReader(fh))
+    missing = {"info_kind", "event", "verdict"} - set(gold[0].keys() if gold else ())
+    if missing:
+        _fail(f"{gold_path}: missing columns {sorted(missing)}", 2)
+    rows = []
+    for g in gold:
+        found = con.execute("SELECT verdict, dates FROM rules WHERE info_kind = ? AND event = ?",
+                            [g["info_kind"], g["event"]]).fetchone()
+        got = found[0] if found else "unknown"
+        got_dates = sorted(str(d) for d in (found[1] or [])) if found else []
+        want_dates = [d for d in (g.get("dates") or "").split(";") if d]
+        rows.append({"info_kind": g["info_kind"], "event": g["event"], "expected": g["verdict"], "got": got,
+                     "correct": got == g["verdict"], "dates_expected": want_dates,
+                     "dates_cited": [d for d in want_dates if d in got_dates]})
+    correct = sum(r["correct"] for r in rows)
+    if as_json:
+        _echo_json({"rows": rows, "correct": correct, "total": len(rows)})
+    else:
+        for r in rows:
+            mark = "ok  " if r["correct"] else "MISS"
+            cited = f"dates {len(r['dates_cited'])}/{len(r['dates_expected'])}" if r["dates_expected"] else ""
+            click.echo(f"{mark} {r['info_kind']:<30} {r['event']:<13} expected {r['expected']:<15} "
+                       f"got {r['got']:<15} {cited}")
+    click.echo(f"{correct}/{len(rows)} verdicts correct")
+
+
+# --------------------------------------------------------------------------- scenario
+
+def load_engine(path: Path):
+    """Import the generated engine module from ``path``."""
+    if not Path(path).is_file():
+        _fail(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
+    spec = importlib.util.spec_from_file_location("rulings_generated_engine", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@ENGINE_OPTION
+@JSON_OPTION
+def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
+    """Answer the scenarios in FILE (one JSON object or a list) with the engine.
+
+    Each answer is true, false or "unknown", with the rules and ruling records
+    (ids, dates, sources) behind it. Malformed scenarios are reported with
+    their id and field and make the exit code 2; the others are answered.
+    """
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        _fail(f"{file}: not JSON: {exc}", 2)
+    engine = load_engine(engine_path)
+    scenarios = data if isinstance(data, list) else [data]
+    results = engine.answer_all(scenarios)
+    if as_json:
+        _echo_json(results if isinstance(data, list) else results[0])
+    else:
+        for res in results:
+            if "error" in res:
+                click.echo(f"{res['id']}: ERROR {res['error']}")
+                continue
+            click.echo(f"{res['id']}: {json.dumps(res['answer'])}")
+            for b in res["because"]:
+                recs = ", ".join(f"{r['id']} {'/'.join(r['dates']) or 'undated'} ({r['source']})"
+                                 for r in b.get("records", []))
+                what = b.get("verdict") or b.get("summary", "")
+                click.echo(f"    {b['rule']}: {what}" + (f" [{recs}]" if recs else ""))
+    bad = [r for r in results if "error" in r]
+    for r in bad:
+        click.echo(f"Error: {r['error']}", err=True)
+    if bad:
+        sys.exit(2)
+
+
+# --------------------------------------------------------------------------- show
+
+@main.command()
+@click.argument("record_id")
+@DB_OPTION
+@JSON_OPTION
+def show(record_id: str, db_path: Path, as_json: bool) -> None:
+    """Print one record with all its provenance: source URL, snapshot hash,
+    section, channel, status, dates with official FAQ ids, cards, statements."""
+    con = _connect(db_path)
+    row = con.execute("""SELECT r.*, s.url, s.licence FROM records r JOIN sources s USING (source_id)
+                         WHERE record_id = ?""", [record_id]).fetchone()
+    if row is None:
+        _fail(f"no record {record_id!r}", 2)
+    cols = [d[0] for d in con.description]
+    rec = dict(zip(cols, row))
+    rec["dates"] = [dict(zip(("raw", "date", "valid", "reason", "from_heading", "faq_id", "faq_url"), d))
+                    for d in con.execute("SELECT raw, date, valid, reason, from_heading, faq_id, faq_url "
+                                         "FROM record_dates WHERE record_id = ? ORDER BY ord", [record_id]).fetchall()]
+    rec["cards"] = [dict(zip(("name", "norm_name", "passcode", "name_en", "linked_by", "url"), c))
+                    for c in con.execute("SELECT name, norm_name, passcode, name_en, linked_by, url "
+                                         "FROM card_mentions WHERE record_id = ? ORDER BY ord", [record_id]).fetchall()]
+    rec["statements"] = [dict(zip(("info_kind", "event", "verdict", "condition", "basis", "principle_id"), s))
+                         for s in con.execute("SELECT info_kind, event, verdict, condition, basis, principle_id "
+                                              "FROM statements WHERE record_id = ?", [record_id]).fetchall()]
+    if as_json:
+        _echo_json(rec)
+        return
+    for key, value in rec.items():
+        if isinstance(value, list):
+            click.echo(f"{key}:")
+            for item in value:
+                click.echo("  " + ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "")))
+        else:
+            click.echo(f"{key}: {value}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

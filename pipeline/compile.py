@@ -1,0 +1,188 @@
+"""Stage 4, compile: statements -> the executable rules table.
+
+One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
+
+* no statement -> ``unknown`` (the engine says so, never guesses);
+* statements that differ only by a stated condition (``如果是...``) ->
+  ``conditional``, the conditions joined in ``condition``;
+* statements that disagree -> the later ruling wins (a statement's date is the
+  latest valid date of its record or of the examples illustrating it), and the
+  overridden verdicts stay visible in ``conflicts`` with their records;
+  ``changed_on`` is the date of the winning ruling when it is later than every
+  overridden one;
+* superseded (struck-through) records never decide a verdict; they are listed
+  in the rule's citations with role ``superseded``.
+
+Procedural rules (seeds 000 and 003) compile to :class:`ProceduralRule`: the
+rule id with the records that state it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .extract import Record, Statement, procedural_rules
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+VERDICT_ORDER = ("kept", "lost", "not_applicable")
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> dict:
+    """``schema/vocabulary.json``: events, verdicts and information kinds."""
+    return json.loads((SCHEMA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
+
+
+def info_kinds() -> list[str]:
+    return [k["id"] for k in vocabulary()["info_kinds"]]
+
+
+def events() -> list[str]:
+    return [e["id"] for e in vocabulary()["events"]]
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A record cited by a rule: ``role`` is supports, conflicts or superseded."""
+
+    record_id: str
+    source_id: str
+    role: str
+    verdict: str
+    dates: tuple[str, ...]
+    basis: str
+
+
+@dataclass
+class Rule:
+    info_kind: str
+    event: str
+    verdict: str
+    condition: str = ""
+    latest_date: str | None = None
+    changed_on: str | None = None
+    citations: list[Citation] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+
+    @property
+    def record_ids(self) -> list[str]:
+        return [c.record_id for c in self.citations if c.role == "supports"]
+
+    @property
+    def dates(self) -> list[str]:
+        return sorted({d for c in self.citations if c.role == "supports" for d in c.dates})
+
+
+@dataclass(frozen=True)
+class ProceduralRule:
+    rule_id: str
+    summary: str
+    record_ids: tuple[str, ...]
+    dates: tuple[str, ...]
+
+
+def _valid_dates(record: Record) -> tuple[str, ...]:
+    return tuple(sorted({d.iso for d in record.dates if d.valid and d.iso}))
+
+
+def compile_rules(records: list[Record]) -> list[Rule]:
+    """All (kind, event) pairs of the vocabulary, sorted, each with its verdict."""
+    by_id = {r.id: r for r in records}
+    stated: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
+    examples: dict[tuple[str, str, str], list[Record]] = defaultdict(list)  # (principle, kind, event)
+    for r in records:
+        if r.status == "superseded":
+            continue
+        for s in r.statements:
+            if s.basis == "stated":
+                stated[(s.info_kind, s.event)].append((r, s))
+            else:
+                examples[(s.principle_id, s.info_kind, s.event)].append(r)
+    superseded = [r for r in records if r.status == "superseded"]
+    rules = []
+    for kind in sorted(info_kinds()):
+        for event in sorted(events()):
+            rules.append(_compile_pair(kind, event, stated.get((kind, event), []), examples, by_id, superseded))
+    return rules
+
+
+def _effective_date(record: Record, kind: str, event: str, examples: dict) -> str:
+    dates = list(_valid_dates(record))
+    for ex in examples.get((record.id, kind, event), []):
+        dates.extend(_valid_dates(ex))
+    return max(dates) if dates else ""
+
+
+def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], examples: dict,
+                  by_id: dict, superseded: list[Record]) -> Rule:
+    if not items:
+        rule = Rule(kind, event, "unknown")
+        for r in superseded:
+            for s in r.statements:
+                if (s.info_kind, s.event) == (kind, event) and s.basis == "stated":
+                    rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, _valid_dates(r), "stated"))
+        return rule
+    by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
+    for r, s in items:
+        by_verdict[s.verdict].append((r, s, _effective_date(r, kind, event, examples)))
+    conditions = sorted({s.condition for _, s in items if s.condition})
+    rule = Rule(kind, event, "unknown")
+    if conditions and len(by_verdict) > 1:
+        rule.verdict, rule.condition = "conditional", "; ".join(conditions)
+        winners = [x for v in sorted(by_verdict) for x in by_verdict[v]]
+    else:
+        ranked = sorted(by_verdict, key=lambda v: (max(d for _, _, d in by_verdict[v]),
+                                                   len(by_verdict[v]), -VERDICT_ORDER.index(v)), reverse=True)
+        rule.verdict = ranked[0]
+        winners = by_verdict[ranked[0]]
+        for v in ranked[1:]:
+            rule.conflicts.append({
+                "verdict": v,
+                "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),
+                "latest_date": max(d for _, _, d in by_verdict[v]) or None,
+            })
+            for r, s, _ in by_verdict[v]:
+                rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, _valid_dates(r), "stated"))
+        win_date = max(d for _, _, d in winners)
+        lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
+        if lost_dates and win_date and win_date > max(lost_dates):
+            rule.changed_on = win_date
+    for r, s, _ in winners:
+        rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, _valid_dates(r), "stated"))
+        for ex in examples.get((r.id, kind, event), []):
+            rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, _valid_dates(ex), "example"))
+    for r in superseded:
+        for s in r.statements:
+            if (s.info_kind, s.event) == (kind, event) and s.basis == "stated":
+                rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, _valid_dates(r), "stated"))
+    # De-duplicate while keeping a stable order.
+    seen, unique = set(), []
+    for c in sorted(rule.citations, key=lambda c: (c.role != "supports", c.dates[-1:] or ("",), c.record_id)):
+        if (c.record_id, c.role) not in seen:
+            seen.add((c.record_id, c.role))
+            unique.append(c)
+    rule.citations = unique
+    all_dates = rule.dates
+    rule.latest_date = all_dates[-1] if all_dates else None
+    return rule
+
+
+def compile_procedural(records: list[Record]) -> list[ProceduralRule]:
+    """The procedural rules the corpus states, sorted by id."""
+    found: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        if r.status == "superseded":
+            continue
+        for rule_id in r.procedural:
+            found[rule_id].append(r)
+    rules = procedural_rules()
+    out = []
+    for rule_id in sorted(found):
+        recs = sorted(found[rule_id], key=lambda r: r.id)
+        dates = tuple(sorted({d for r in recs for d in _valid_dates(r)}))
+        out.append(ProceduralRule(rule_id, rules[rule_id]["summary"], tuple(r.id for r in recs), dates))
+    return out

@@ -1,0 +1,128 @@
+"""The corpus: a manifest of sources and the local snapshot of each page.
+
+``corpus/manifest.tsv`` has one row per source with the columns
+``id url language script region format licence path fetch notes``:
+
+* ``id``: stable source id, ``[a-z0-9][a-z0-9._-]*``;
+* ``language``: ``zh`` or ``en``; ``script``: ``Hans``, ``Hant`` or ``Latn``;
+  ``region``: ``CN``, ``TW``, ``HK`` or empty (chooses the OpenCC config);
+* ``format``: ``html``, ``text`` or ``markdown``;
+* ``path``: the snapshot, relative to the corpus folder and inside it;
+* ``fetch``: ``yes`` when ``rulings refresh`` may fetch ``url`` again.
+
+Raises :class:`~pipeline.errors.CorpusError` naming the manifest line for a
+malformed row, an id or path that tries to leave the corpus folder, or a
+snapshot that is missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CorpusError, NormalizeError
+
+BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+MANIFEST_NAME = "manifest.tsv"
+COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+FORMATS = {"html", "text", "markdown"}
+DEFAULT_MAX_PAGE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Source:
+    """One manifest row; ``snapshot`` is the absolute path of its local copy."""
+
+    id: str
+    url: str
+    language: str
+    script: str
+    region: str
+    format: str
+    licence: str
+    path: str
+    fetch: bool
+    notes: str
+    snapshot: Path
+
+
+def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
+    """Read and validate ``corpus_dir/manifest.tsv``; rows keep file order."""
+    corpus_dir = Path(corpus_dir).resolve()
+    manifest = corpus_dir / MANIFEST_NAME
+    if not manifest.is_file():
+        raise CorpusError(f"no manifest at {manifest}", place=str(manifest))
+    sources: list[Source] = []
+    seen: set[str] = set()
+    with manifest.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise CorpusError(f"manifest lacks columns {missing}", place=f"{MANIFEST_NAME}:1")
+        for line_no, row in enumerate(reader, start=2):
+            place = f"{MANIFEST_NAME}:{line_no}"
+            source = _source_from_row(row, corpus_dir, place)
+            if source.id in seen:
+                raise CorpusError(f"duplicate source id {source.id!r}", source_id=source.id, place=place)
+            seen.add(source.id)
+            sources.append(source)
+    return sources
+
+
+def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
+    sid = (row.get("id") or "").strip()
+    if not ID_PATTERN.match(sid):
+        raise CorpusError(f"source id {sid!r} is not of the form [a-z0-9][a-z0-9._-]*", place=place)
+    fmt = (row.get("format") or "").strip()
+    if fmt not in FORMATS:
+        raise CorpusError(f"format {fmt!r} is not one of {sorted(FORMATS)}", source_id=sid, place=place)
+    rel = (row.get("path") or "").strip()
+    snapshot = safe_snapshot_path(corpus_dir, rel, source_id=sid, place=place)
+    return Source(
+        id=sid,
+        url=(row.get("url") or "").strip(),
+        language=(row.get("language") or "").strip(),
+        script=(row.get("script") or "").strip(),
+        region=(row.get("region") or "").strip(),
+        format=fmt,
+        licence=(row.get("licence") or "").strip(),
+        path=rel,
+        fetch=(row.get("fetch") or "").strip().lower() == "yes",
+        notes=(row.get("notes") or "").strip(),
+        snapshot=snapshot,
+    )
+
+
+def safe_snapshot_path(corpus_dir: Path, rel: str, *, source_id: str, place: str) -> Path:
+    """Resolve ``rel`` under ``corpus_dir``; refuse absolute paths, ``..`` and symlinks out."""
+    if not rel or Path(rel).is_absolute() or rel.startswith(("/", "\\")):
+        raise CorpusError(f"snapshot path {rel!r} must be relative to the corpus folder", source_id=source_id, place=place)
+    candidate = (corpus_dir / rel).resolve()
+    try:
+        candidate.relative_to(corpus_dir)
+    except ValueError:
+        raise CorpusError(f"snapshot path {rel!r} leaves the corpus folder", source_id=source_id, place=place) from None
+    return candidate
+
+
+def read_snapshot(source: Source, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> bytes:
+    """The snapshot's bytes; raises NormalizeError if missing or over ``max_bytes``."""
+    try:
+        size = source.snapshot.stat().st_size
+    except FileNotFoundError:
+        raise NormalizeError(f"snapshot {source.path} is missing", source_id=source.id, place=source.path) from None
+    if size > max_bytes:
+        raise NormalizeError(
+            f"page is {size} bytes, over the limit of {max_bytes} bytes (--max-page-bytes)",
+            source_id=source.id, place=source.path,
+        )
+    return source.snapshot.read_bytes()
+
+
+def content_hash(data: bytes) -> str:
+    """SHA-256 hex digest of a snapshot's bytes."""
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,95 @@
+"""Ruling dates as the corpus writes them.
+
+* ``YY/M/D`` after a Chinese ruling: ``17/3/24`` is 2017-03-24. Two-digit years
+  are 20YY, except ``99`` which is 1999 (the OCG began in 1999).
+* ``2019年10月30日`` and ISO ``2019-10-30`` / ``2019/10/30`` anywhere.
+* ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07.
+
+An impossible date (``17/2/30``, ``99/13/1``, ``0/0/0``), one before 1999 or
+after ``today`` is kept with its raw token and ``valid=False`` and a reason;
+it is never shifted to a neighbouring valid date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+FIRST_YEAR = 1999
+
+YMD_SHORT = re.compile(r"(?<![\d/.:])(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\d/])")
+YMD_CJK = re.compile(r"(?<!\d)(\d{4})年(\d{1,2})月(\d{1,2})日")
+YMD_ISO = re.compile(r"(?<![\d/-])(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?![\d/-])")
+MDY_US = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+
+
+@dataclass(frozen=True)
+class RulingDate:
+    """A date token: ``raw`` at characters ``start:end``; ``iso`` when valid."""
+
+    raw: str
+    start: int
+    end: int
+    iso: str | None
+    valid: bool
+    reason: str  # "" when valid, else why not
+
+
+def _make(raw: str, start: int, end: int, y: int, m: int, d: int, today: dt.date) -> RulingDate:
+    try:
+        value = dt.date(y, m, d)
+    except ValueError:
+        return RulingDate(raw, start, end, None, False, "impossible date")
+    if value.year < FIRST_YEAR:
+        return RulingDate(raw, start, end, None, False, f"before {FIRST_YEAR}")
+    if value > today:
+        return RulingDate(raw, start, end, None, False, "in the future")
+    return RulingDate(raw, start, end, value.isoformat(), True, "")
+
+
+def find_dates(text: str, language: str = "zh", today: dt.date | None = None) -> list[RulingDate]:
+    """Every date token in ``text`` in order of position, valid or not."""
+    today = today or dt.date.today()
+    found: list[RulingDate] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    def add(m: re.Match, y: int, mo: int, d: int) -> None:
+        if free(m.start(), m.end()):
+            taken.append((m.start(), m.end()))
+            found.append(_make(m.group(0), m.start(), m.end(), y, mo, d, today))
+
+    for m in YMD_CJK.finditer(text):
+        add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    for m in YMD_ISO.finditer(text):
+        add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if language == "en":
+        for m in MDY_US.finditer(text):
+            add(m, int(m.group(3)), int(m.group(1)), int(m.group(2)))
+    for m in YMD_SHORT.finditer(text):
+        yy = int(m.group(1))
+        add(m, 1900 + yy if yy == 99 else 2000 + yy, int(m.group(2)), int(m.group(3)))
+    return sorted(found, key=lambda r: r.start)
+
+
+DAY_HEADING = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+MONTH_HEADING = re.compile(r"^(\d{2})/(\d{1,2})$")
+
+
+def heading_date(section: tuple[str, ...], today: dt.date | None = None) -> RulingDate | None:
+    """The date of a yearly-log day heading: ``('2019', '19/01', '1/9')`` -> 2019-01-09.
+
+    The day heading (``M/D``) must sit under a month heading (``YY/MM``) whose
+    month agrees; returns None otherwise.
+    """
+    if len(section) < 2:
+        return None
+    day = DAY_HEADING.match(section[-1])
+    month = MONTH_HEADING.match(section[-2])
+    if not day or not month or int(month.group(2)) != int(day.group(1)):
+        return None
+    raw = f"{month.group(1)}/{day.group(1)}/{day.group(2)}"
+    return _make(raw, -1, -1, 2000 + int(month.group(1)), int(day.group(1)), int(day.group(2)), today or dt.date.today())

@@ -1,0 +1,68 @@
+"""One error hierarchy for the whole pipeline.
+
+Every error names the stage, the source id and the place in the page, so a
+user can find the offending input; ``retryable`` says whether running again
+may help (a network fault) or not (a malformed page).
+"""
+
+from __future__ import annotations
+
+
+class RulingsError(Exception):
+    """Base class of every error the project raises on purpose."""
+
+    stage = "rulings"
+    retryable = False
+
+    def __init__(self, message: str, *, source_id: str | None = None, place: str | None = None):
+        self.message = message
+        self.source_id = source_id
+        self.place = place
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ", ".join(p for p in (self.source_id, self.place) if p)
+        return f"[{self.stage}] {where + ': ' if where else ''}{self.message}"
+
+
+class CorpusError(RulingsError):
+    """The corpus manifest or a snapshot path is unusable."""
+
+    stage = "corpus"
+
+
+class NormalizeError(RulingsError):
+    """A page cannot be turned into text blocks (empty, binary, too large)."""
+
+    stage = "normalize"
+
+
+class ExtractError(RulingsError):
+    stage = "extract"
+
+
+class LoadError(RulingsError):
+    stage = "load"
+
+
+class CompileError(RulingsError):
+    stage = "compile"
+
+
+class GenerateError(RulingsError):
+    stage = "generate"
+
+
+class FetchError(RulingsError):
+    stage = "fetch"
+    retryable = True
+
+
+class ScenarioError(RulingsError):
+    """A scenario is malformed; ``place`` names the scenario id and field."""
+
+    stage = "scenario"
+
+
+class UsageError(RulingsError):
+    stage = "usage"

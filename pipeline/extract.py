@@ -1,0 +1,558 @@
+"""Stage 2, extract: :class:`~pipeline.normalize.Page` -> ruling :class:`Record` s.
+
+A record is one ruling sentence (or example line) with its section path, its
+dates, the cards it names in 「」, and what it states. The work is split like
+spaCy's own rule-based components: finding matches and setting annotations in
+spaCy components (blank pipelines, no model download), then resolving them
+into statements in plain functions:
+
+* ``rulings_dates``: date tokens (``17/3/24``) -> ``doc.spans["dates"]``;
+* ``rulings_cards``: names quoted in 「」 -> ``doc.spans["cards"]``;
+* ``rulings_retention`` (Chinese): a ``SpanRuler`` over the term lists of
+  ``schema/retention_terms.json`` -> ``doc.spans["retention"]``;
+* ``rulings_procedural`` (English): a ``PhraseMatcher`` over
+  ``schema/procedural_rules.json`` -> ``doc.user_data["procedural"]``.
+
+:func:`resolve_statements` then reads the matched terms clause by clause:
+an information kind (named, inherited from the previous sentence of the block,
+or the section's default), the events before a verdict word, and the verdict
+(``kept``, ``lost``, ``not_applicable``; ``conditional`` when a ``如果是...``
+clause states a condition). Sentences about what happens "at resolution"
+(``处理时``), hypothetical verdicts (``如果仍然是``) and struck-through rulings
+state nothing. Example lines (after ``例：``, naming a card) support the
+statements of the principle they illustrate rather than stating their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from .dates import RulingDate, find_dates, heading_date
+from .normalize import Block, Line, Page, canonical_text
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+
+CHANNEL_LABELS = {"邮件": "email", "数据库": "database", "wiki": "wiki", "裁定变更": "ruling_changed",
+                  "调整中确认": "under_review_confirmed", "调整中": "under_review"}
+LABEL_LINE = re.compile(r"^\s*(例|示例|Example|Examples|EG|E\.g\.)\s*[：:]\s*$", re.I)
+EXAMPLE_PREFIX = re.compile(r"^\s*(例|Example|EG)\s*[：:]\s*(?=\S)", re.I)
+CHANNEL_LINE = re.compile(r"^\s*(" + "|".join(map(re.escape, CHANNEL_LABELS)) + r")\s*[：:]\s*$", re.I)
+CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
+FAQ_ID = re.compile(r"[?&]fid=(\d+)")
+TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
+EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
+
+
+# --------------------------------------------------------------------------- data types
+
+@dataclass(frozen=True)
+class CardMention:
+    """A card named in 「」 (characters ``start:end`` of the record's text)."""
+
+    name: str
+    start: int
+    end: int
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """``info_kind`` x ``event`` -> ``verdict``; ``basis`` is ``stated`` (the record
+    says it) or ``example`` (the record illustrates the statement of
+    ``principle_id``)."""
+
+    info_kind: str
+    event: str
+    verdict: str
+    condition: str = ""
+    basis: str = "stated"
+    principle_id: str = ""
+
+
+@dataclass
+class Record:
+    """One ruling record; ``seq`` is its position in the page."""
+
+    id: str
+    source_id: str
+    seq: int
+    block: int
+    section: tuple[str, ...]
+    role: str  # principle | example
+    channel: str
+    status: str  # current | superseded | pending
+    text: str
+    norm: str
+    dates: list[RulingDate] = field(default_factory=list)
+    date_from_heading: bool = False
+    faq: list[tuple[str, str, str]] = field(default_factory=list)  # (date raw, fid, url)
+    cards: list[CardMention] = field(default_factory=list)
+    statements: list[Statement] = field(default_factory=list)
+    procedural: list[str] = field(default_factory=list)
+    links: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- term data
+
+@lru_cache(maxsize=1)
+def retention_terms() -> dict:
+    """``schema/retention_terms.json``, read once."""
+    return json.loads((SCHEMA_DIR / "retention_terms.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def procedural_rules() -> dict:
+    """``schema/procedural_rules.json`` as ``{rule_id: rule}``."""
+    data = json.loads((SCHEMA_DIR / "procedural_rules.json").read_text(encoding="utf-8"))
+    return {r["id"]: r for r in data["rules"]}
+
+
+def _retention_patterns() -> list[dict]:
+    t = retention_terms()
+    patterns = []
+    for kind, terms in t["kinds"].items():
+        patterns += [{"label": f"KIND|{kind}", "pattern": term} for term in terms]
+    for kind, terms in t["kinds_anywhere"].items():
+        patterns += [{"label": f"KIND*|{kind}", "pattern": term} for term in terms]
+    for event, terms in t["events"].items():
+        patterns += [{"label": f"EVENT|{event}", "pattern": term} for term in terms]
+    for verdict, terms in t["verdicts"].items():
+        patterns += [{"label": f"VERDICT|{verdict}", "pattern": term} for term in terms]
+    for key, label in (("sequel", "SEQUEL"), ("same", "SAME"), ("all_kinds", "ALL"),
+                       ("hypothetical", "HYPO"), ("out_of_scope", "SCOPE")):
+        patterns += [{"label": label, "pattern": term} for term in t[key]]
+    return patterns
+
+
+# --------------------------------------------------------------------------- spaCy components
+
+@Language.component("rulings_dates")
+def _dates_component(doc: Doc) -> Doc:
+    dates = find_dates(doc.text, doc.lang_)
+    doc.user_data["dates"] = dates
+    spans = [doc.char_span(d.start, d.end, label=d.iso or "INVALID", alignment_mode="expand") for d in dates]
+    doc.spans["dates"] = [s for s in spans if s is not None]
+    return doc
+
+
+@Language.component("rulings_cards")
+def _cards_component(doc: Doc) -> Doc:
+    spans = [doc.char_span(m.start(1), m.end(1), label="CARD", alignment_mode="expand")
+             for m in CARD_QUOTE.finditer(doc.text)]
+    doc.spans["cards"] = [s for s in spans if s is not None]
+    return doc
+
+
+@Language.factory("rulings_procedural")
+def _procedural_factory(nlp: Language, name: str):
+    matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+    for rule_id, rule in procedural_rules().items():
+        for i, phrases in enumerate(rule["phrase_sets"]):
+            for j, phrase in enumerate(phrases):
+                matcher.add(f"{rule_id}#{i}#{j}", [nlp.make_doc(phrase)])
+
+    def component(doc: Doc) -> Doc:
+        hits = {nlp.vocab.strings[m_id] for m_id, _, _ in matcher(doc)}
+        found = []
+        for rule_id, rule in procedural_rules().items():
+            for i, phrases in enumerate(rule["phrase_sets"]):
+                if all(f"{rule_id}#{i}#{j}" in hits for j in range(len(phrases))):
+                    found.append(rule_id)
+                    break
+        doc.user_data["procedural"] = found
+        return doc
+
+    return component
+
+
+@lru_cache(maxsize=None)
+def pipeline_for(language: str) -> Language:
+    """The blank spaCy pipeline for ``zh`` (character tokens) or ``en``."""
+    if language == "zh":
+        nlp = spacy.blank("zh")
+        nlp.add_pipe("rulings_dates")
+        nlp.add_pipe("rulings_cards")
+        ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
+                             config={"spans_key": "retention", "phrase_matcher_attr": "ORTH", "validate": False})
+        ruler.add_patterns(_retention_patterns())
+    else:
+        nlp = spacy.blank("en")
+        nlp.add_pipe("rulings_dates")
+        nlp.add_pipe("rulings_cards")
+        nlp.add_pipe("rulings_procedural")
+    return nlp
+
+
+# --------------------------------------------------------------------------- segmentation
+
+def _merge_continued(lines: list[Line]) -> list[Line]:
+    """Join a line ending in a comma with the next one (one sentence across lines)."""
+    out: list[Line] = []
+    for line in lines:
+        if out and out[-1].text.endswith(("，", "、", ",")):
+            prev = out.pop()
+            shift = len(prev.text)
+            out.append(Line(
+                prev.text + line.text,
+                prev.struck + tuple((a + shift, b + shift) for a, b in line.struck),
+                prev.links + tuple(type(l)(l.start + shift, l.end + shift, l.href) for l in line.links),
+            ))
+        else:
+            out.append(line)
+    return out
+
+
+def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
+    """Character ranges of the sentences of a line; trailing dates stay with
+    their sentence, and 。 inside （） does not end a sentence."""
+    if language != "zh":
+        spans, start = [], 0
+        for m in EN_SENTENCE_END.finditer(text):
+            spans.append((start, m.start() + len(m.group(0).rstrip())))
+            start = m.end()
+        spans.append((start, len(text)))
+        return [(a, b) for a, b in spans if text[a:b].strip()]
+    spans, start, depth, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "（(":
+            depth += 1
+        elif ch in "）)":
+            depth = max(0, depth - 1)
+        elif ch in "。！？" and depth == 0:
+            end = i + 1
+            m = TRAILING_DATES.match(text, end)
+            if m:
+                end = m.end()
+            spans.append((start, end))
+            start = end
+            i = end
+            continue
+        i += 1
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return [(a + (len(text[a:b]) - len(text[a:b].lstrip())), b) for a, b in spans if text[a:b].strip()]
+
+
+def record_id(source_id: str, section: tuple[str, ...], norm: str, occurrence: int) -> str:
+    """Stable id from source, section path and normalized text (not row order)."""
+    key = "\x1f".join((source_id, "/".join(section), norm, str(occurrence)))
+    return "r" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:15]
+
+
+def _struck_share(line: Line, a: int, b: int) -> float:
+    chars = sum(1 for ch in line.text[a:b] if not ch.isspace())
+    if not chars:
+        return 0.0
+    struck = sum(1 for s, e in line.struck for i in range(max(a, s), min(b, e)) if not line.text[i].isspace())
+    return struck / chars
+
+
+def segment(page: Page) -> list[Record]:
+    """Blocks -> records (no annotations yet): roles, channels, status, ids."""
+    records: list[Record] = []
+    seen: Counter = Counter()
+    for block in page.blocks:
+        example_mode = False
+        channel = ""
+        for line in _merge_continued(block.lines):
+            text = line.text
+            if LABEL_LINE.match(text):
+                example_mode = True
+                continue
+            m = CHANNEL_LINE.match(text)
+            if m:
+                channel = CHANNEL_LABELS.get(m.group(1), CHANNEL_LABELS.get(m.group(1).lower(), m.group(1)))
+                example_mode = False
+                continue
+            prefix = EXAMPLE_PREFIX.match(text)
+            # An "example" line that names no card states a principle.
+            line_is_example = (example_mode or bool(prefix)) and (page.language != "zh" or "「" in text)
+            for a, b in split_sentences(text, page.language):
+                if prefix and a < prefix.end():
+                    a = prefix.end()
+                sentence = text[a:b].strip()
+                if not sentence:
+                    continue
+                a = text.index(sentence, a)
+                b = a + len(sentence)
+                role = "example" if line_is_example else "principle"
+                status = "superseded" if _struck_share(line, a, b) > 0.5 else "current"
+                if status == "current" and ("调整中" in sentence or channel.startswith("under_review")):
+                    status = "pending"
+                norm = canonical_text(sentence, page.language, page.script, page.region)
+                key = (block.section, norm)
+                seen[key] += 1
+                records.append(Record(
+                    id=record_id(page.source_id, block.section, norm, seen[key]),
+                    source_id=page.source_id, seq=len(records), block=block.index, section=block.section,
+                    role=role, channel=channel, status=status, text=sentence, norm=norm,
+                    links=[(l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b],
+                ))
+    return records
+
+
+# --------------------------------------------------------------------------- annotations
+
+def annotate(records: list[Record], language: str) -> list[Doc]:
+    """Run the spaCy pipeline over the records (batched) and copy dates, cards
+    and procedural rules onto them. Returns the docs for statement resolution."""
+    nlp = pipeline_for("zh" if language == "zh" else "en")
+    docs = list(nlp.pipe((r.norm for r in records), batch_size=256))
+    for record, doc in zip(records, docs):
+        # Dates and card names come from the original text so offsets match links.
+        record.dates = find_dates(record.text, language)
+        for d in record.dates:
+            for start, end, href in record.links:
+                if start <= d.start and d.end <= end + 1:
+                    fid = FAQ_ID.search(href)
+                    if fid:
+                        record.faq.append((d.raw, fid.group(1), href))
+        for m in CARD_QUOTE.finditer(record.text):
+            url = next((h for s, e, h in record.links if s >= m.start(1) - 1 and e <= m.end(1) + 1), None)
+            record.cards.append(CardMention(m.group(1), m.start(1), m.end(1), url))
+        record.procedural = list(doc.user_data.get("procedural", []))
+    return docs
+
+
+def fill_heading_dates(records: list[Record]) -> None:
+    """Yearly logs: a record with no date of its own takes its day heading's date."""
+    for record in records:
+        if not any(d.valid for d in record.dates):
+            d = heading_date(record.section)
+            if d is not None:
+                record.dates = record.dates + [d]
+                record.date_from_heading = True
+
+
+# --------------------------------------------------------------------------- statements
+
+@dataclass
+class _Term:
+    kind: str  # KIND, KIND*, EVENT, VERDICT, SEQUEL, SAME, ALL, HYPO, SCOPE
+    value: str
+    start: int
+    end: int
+
+
+def _quote_ranges(text: str, opener: str, closer: str) -> list[tuple[int, int]]:
+    ranges, stack = [], []
+    for i, ch in enumerate(text):
+        if ch == opener:
+            stack.append(i)
+        elif ch == closer and stack:
+            start = stack.pop()
+            if not stack:
+                ranges.append((start, i + 1))
+    return ranges
+
+
+def _inside(ranges: list[tuple[int, int]], a: int, b: int, strict: bool = True) -> bool:
+    return any(s <= a and b <= e for s, e in ranges) if strict else any(a < e and s < b for s, e in ranges)
+
+
+def _terms(doc: Doc) -> list[_Term]:
+    """Matched terms, longest-then-leftmost, minus those inside quotes."""
+    text = doc.text
+    card_ranges = _quote_ranges(text, "「", "」")
+    quoted = _quote_ranges(text, "『", "』")
+    terms = []
+    for span in filter_spans(list(doc.spans.get("retention", []))):
+        label, _, value = span.label_.partition("|")
+        a, b = span.start_char, span.end_char
+        if _inside(card_ranges, a, b, strict=False):
+            continue
+        if label not in ("KIND", "KIND*", "ALL") and _inside(quoted, a, b):
+            continue
+        terms.append(_Term(label, value, a, b))
+    return terms
+
+
+def _clause_bounds(text: str) -> list[tuple[int, int]]:
+    """Clauses split at ，；：,; and （） outside 「」『』 quotes."""
+    bounds, start, depth = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "「『":
+            depth += 1
+        elif ch in "」』":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in "，；：,;（）()。":
+            bounds.append((start, i))
+            start = i + 1
+    bounds.append((start, len(text)))
+    return [(a, b) for a, b in bounds if b > a]
+
+
+@dataclass
+class _Context:
+    """What a sentence may inherit: the block's last kinds, the section's last statement."""
+
+    default: str | None
+    allowed: frozenset[str]
+    block_kinds: list[str] | None = None
+    section_last: tuple[list[str], list[str], str] | None = None  # kinds, events, verdict
+
+
+def _outside_parens(text: str) -> str:
+    return re.sub(r"（[^（）]*）|\([^()]*\)", "", text)
+
+
+def _sentence_statements(doc: Doc, ctx: _Context, all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
+    """Statements of one sentence and the kinds it spoke of (for the next sentence)."""
+    text = doc.text
+    t = retention_terms()
+    if any(term in _outside_parens(text) for term in t["out_of_scope"]):
+        return [], None
+    terms = _terms(doc)
+    allowed = ctx.allowed | ({ctx.default} if ctx.default else set())
+    statements: list[Statement] = []
+    pending: list[str] = []
+    seen_events: list[str] = []
+    subject: list[str] = []
+    last_kinds: list[str] | None = None
+    last_verdict: str | None = None
+    condition = ""
+
+    def emit(kinds: list[str], events: list[str], verdict: str) -> None:
+        for k in (all_kinds if kinds == ["*"] else kinds):
+            for e in events:
+                s = Statement(k, e, verdict, condition)
+                if s not in statements:
+                    statements.append(s)
+
+    for a, b in _clause_bounds(text):
+        clause_terms = [x for x in terms if a <= x.start and x.end <= b]
+        clause_text = text[a:b].strip()
+        has_verdict = any(x.kind in ("VERDICT", "SAME") for x in clause_terms)
+        if not has_verdict and any(clause_text.startswith(o) for o in t["condition_openers"]):
+            condition = clause_text
+            continue
+        kinds_before: list[str] = []
+        hypothetical = False
+        i = 0
+        while i < len(clause_terms):
+            x = clause_terms[i]
+            if x.kind in ("KIND", "KIND*"):
+                if x.kind == "KIND*" or x.value in allowed:
+                    kinds_before.append(x.value)
+            elif x.kind == "EVENT":
+                pending.append(x.value)
+                seen_events.append(x.value)
+            elif x.kind == "HYPO":
+                hypothetical = True
+            elif x.kind in ("VERDICT", "SAME"):
+                # Object kinds: those named after the verdict, up to the next verdict.
+                objects: list[str] = []
+                j = i + 1
+                while j < len(clause_terms) and clause_terms[j].kind not in ("VERDICT", "SAME", "EVENT"):
+                    y = clause_terms[j]
+                    if y.kind == "ALL":
+                        objects = ["*"]
+                    elif y.kind in ("KIND", "KIND*") and (y.kind == "KIND*" or y.value in allowed):
+                        objects.append(y.value)
+                    j += 1
+                if not hypothetical:
+                    if x.kind == "SAME":
+                        if last_verdict is None and ctx.section_last and kinds_before:
+                            # "等级...也一样复原": the events of the section's last statement.
+                            pending = pending or list(ctx.section_last[1])
+                            last_verdict = ctx.section_last[2]
+                            last_kinds = ctx.section_last[0]
+                        verdict, kinds = last_verdict, objects or kinds_before or last_kinds
+                    else:
+                        verdict = x.value
+                        kinds = objects or kinds_before or last_kinds or subject or ctx.block_kinds or (
+                            [ctx.default] if ctx.default else [])
+                    if x.value == "not_applicable":
+                        event = t["not_applicable_events"].get(text[x.start:x.end])
+                        if verdict and kinds and event:
+                            emit(kinds, [event], verdict)
+                    else:
+                        events = pending or (seen_events if objects and objects != last_kinds else [])
+                        if verdict and kinds and events:
+                            emit(kinds, list(dict.fromkeys(events)), verdict)
+                            last_kinds, last_verdict, pending = kinds, verdict, []
+                i = j
+                continue
+            i += 1
+        if not last_kinds and kinds_before:
+            subject = list(dict.fromkeys(subject + kinds_before))
+    return statements, last_kinds
+
+
+def _section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str]] | None:
+    """(default kind, allowed kinds) of the deepest configured heading, or None
+    when the section is not part of a retention topic."""
+    topics = retention_terms()["topics"]
+    if not section or section[0] not in topics:
+        return None
+    topic = topics[section[0]]
+    for heading in reversed(section[1:]):
+        if heading in topic:
+            cfg = topic[heading]
+            return cfg["default"], frozenset(cfg["allowed"])
+    return None
+
+
+def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[str]) -> None:
+    """Fill ``record.statements``: principles state, examples support.
+
+    An example supports the statements of the principles just before it in
+    its block (those since the previous run of examples) whose event it
+    mentions, or all of them when it mentions no event.
+    """
+    block_kinds: dict[int, list[str]] = {}
+    section_last: dict[tuple[str, ...], tuple[list[str], list[str], str]] = {}
+    principles: dict[int, list[Record]] = {}
+    last_role: dict[int, str] = {}
+    for record, doc in zip(records, docs):
+        cfg = _section_config(record.section)
+        if cfg is None:
+            continue
+        if record.role == "example":
+            last_role[record.block] = "example"
+            events = {x.value for x in _terms(doc) if x.kind == "EVENT"}
+            for principle in principles.get(record.block, []):
+                for s in principle.statements:
+                    if s.basis == "stated" and (not events or s.event in events):
+                        record.statements.append(Statement(s.info_kind, s.event, s.verdict, s.condition,
+                                                           "example", principle.id))
+            continue
+        ctx_key = record.section[:2]
+        ctx = _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key))
+        statements, kinds = _sentence_statements(doc, ctx, all_kinds)
+        record.statements = statements
+        if statements and record.status != "superseded":
+            if last_role.get(record.block) == "example":
+                principles[record.block] = []
+            last_role[record.block] = "principle"
+            principles.setdefault(record.block, []).append(record)
+            if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
+                block_kinds[record.block] = kinds
+            s = statements[-1]
+            section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
+                                     sorted({x.event for x in statements}), s.verdict)
+
+
+# --------------------------------------------------------------------------- entry point
+
+def extract(page: Page, all_kinds: list[str]) -> list[Record]:
+    """Page -> records with dates, card mentions, statements and procedural rules."""
+    records = segment(page)
+    docs = annotate(records, page.language)
+    fill_heading_dates(records)
+    if page.language == "zh":
+        resolve_statements(records, docs, all_kinds)
+    return records

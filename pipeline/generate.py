@@ -1,0 +1,109 @@
+"""Stage 5, generate: the rules table -> a standalone Python engine module.
+
+The module is the compiled tables written as Python literals, followed by the
+runtime of ``engine/runtime.py`` (standard library only). It is
+deterministic: every table is sorted before writing and no timestamp is
+written, so the same corpus gives the same bytes; its header names the
+generator version and a SHA-256 hash over the sorted JSON of the tables.
+
+Scraped text (ruling text, section names, URLs) enters the module only
+through ``repr`` of ``str`` objects, which always yields an escaped literal
+(quotes, backslashes, newlines, NUL, U+2028 and bidi marks included): it is
+data, never code. The module is written to a temporary file and renamed, so
+an interrupted build leaves the previous module intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from . import __version__
+from .compile import ProceduralRule, Rule, events, info_kinds
+from .errors import GenerateError
+from .extract import Record
+
+RUNTIME = Path(__file__).resolve().parent.parent / "engine" / "runtime.py"
+MARKER = "# ==== RUNTIME ====\n"
+
+
+def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: list[Record],
+                  sources: dict[str, tuple[str, str]]) -> dict:
+    """The data the engine embeds, as plain sorted structures."""
+    cited = {c.record_id for r in rules for c in r.citations if c.role == "supports"}
+    cited |= {rid for p in procedural for rid in p.record_ids}
+    by_id = {r.id: r for r in records}
+    citations = {}
+    for rid in sorted(cited):
+        rec = by_id[rid]
+        dates = tuple(sorted({d.iso for d in rec.dates if d.valid and d.iso}))
+        citations[rid] = (rec.source_id, dates, " / ".join(rec.section), rec.text)
+    rule_rows = tuple(
+        (r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
+         tuple(r.record_ids), tuple(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in r.conflicts))
+        for r in sorted(rules, key=lambda r: (r.info_kind, r.event)))
+    used_sources = sorted({c[0] for c in citations.values()})
+    return {
+        "INFO_KINDS": tuple(sorted(info_kinds())),
+        "EVENTS": tuple(sorted(events())),
+        "RULES": rule_rows,
+        "CITATIONS": citations,
+        "SOURCES": {sid: sources.get(sid, ("", "")) for sid in used_sources},
+        "PROCEDURAL": {p.rule_id: (p.summary, p.record_ids, p.dates) for p in sorted(procedural, key=lambda p: p.rule_id)},
+    }
+
+
+def rules_hash(tables: dict) -> str:
+    payload = json.dumps(tables, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _literal(value) -> str:
+    """A Python literal, one top-level entry per line; ``repr`` escapes all text."""
+    if isinstance(value, dict):
+        body = "".join(f"    {k!r}: {v!r},\n" for k, v in value.items())
+        return "{\n" + body + "}"
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return "(\n" + "".join(f"    {v!r},\n" for v in value) + ")"
+    return repr(value)
+
+
+def render(tables: dict) -> str:
+    """The module's source text."""
+    runtime = RUNTIME.read_text(encoding="utf-8")
+    if MARKER not in runtime:
+        raise GenerateError(f"{RUNTIME} lacks the runtime marker {MARKER.strip()!r}", place=str(RUNTIME))
+    digest = rules_hash(tables)
+    header = (
+        '"""OCG information-retention and battle rules engine: GENERATED, do not edit.\n\n'
+        f"Generator: rulings {__version__} (pipeline/generate.py)\n"
+        f"Rules hash: sha256:{digest}\n\n"
+        "Built from the rulings corpus; every answer cites the ruling records and\n"
+        "dates behind it. Standard library only: copy this one file into another\n"
+        "tool and use retains(), answer(), answer_all() and citation().\n"
+        '"""\n\n'
+        "from __future__ import annotations\n\n"
+        f"GENERATOR = {('rulings ' + __version__)!r}\n"
+        f"RULES_HASH = {digest!r}\n\n"
+    )
+    data = "".join(f"{name} = {_literal(value)}\n\n" for name, value in tables.items())
+    return header + data + runtime.split(MARKER, 1)[1]
+
+
+def write_engine(path: Path, source: str) -> None:
+    """Write atomically: temporary file in the same folder, then rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    compile(source, str(path), "exec")  # refuse to write a module that does not parse
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(source)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

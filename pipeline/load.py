@@ -1,0 +1,204 @@
+"""Stage 3, load: records, rules and provenance -> a DuckDB database.
+
+The schema is ``schema/ddl.sql``. A build writes a new database file next to
+the target and renames it over the target only when every table is loaded, so
+a build killed at any point leaves the previous database intact. Rows are
+loaded in bulk: each table is written once as newline-delimited JSON and read
+with DuckDB's ``read_json`` in one ``INSERT ... SELECT``, inside one
+transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from .cards import card_index
+from .compile import ProceduralRule, Rule
+from .corpus import Source
+from .errors import LoadError
+from .extract import Record
+from .normalize import match_key, to_simplified
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+
+# Column types for read_json, in table order (must match schema/ddl.sql).
+COLUMNS: dict[str, dict[str, str]] = {
+    "sources": {"source_id": "VARCHAR", "url": "VARCHAR", "language": "VARCHAR", "script": "VARCHAR",
+                "region": "VARCHAR", "format": "VARCHAR", "licence": "VARCHAR", "path": "VARCHAR",
+                "fetchable": "BOOLEAN", "notes": "VARCHAR"},
+    "runs": {"run_id": "INTEGER", "kind": "VARCHAR", "started_at": "TIMESTAMP", "ended_at": "TIMESTAMP",
+             "tried": "INTEGER", "unchanged": "INTEGER", "changed": "INTEGER", "failed": "INTEGER",
+             "details": "VARCHAR"},
+    "snapshots": {"source_id": "VARCHAR", "content_hash": "VARCHAR", "bytes": "BIGINT", "fetched_at": "TIMESTAMP",
+                  "http_status": "INTEGER", "etag": "VARCHAR", "last_modified": "VARCHAR", "run_id": "INTEGER",
+                  "in_force": "BOOLEAN"},
+    "records": {"record_id": "VARCHAR", "source_id": "VARCHAR", "seq": "INTEGER", "block": "INTEGER",
+                "section_path": "VARCHAR", "role": "VARCHAR", "channel": "VARCHAR", "status": "VARCHAR",
+                "text": "VARCHAR", "norm_text": "VARCHAR", "snapshot_hash": "VARCHAR",
+                "first_seen_run": "INTEGER", "retired_run": "INTEGER"},
+    "record_dates": {"record_id": "VARCHAR", "ord": "INTEGER", "raw": "VARCHAR", "date": "DATE",
+                     "valid": "BOOLEAN", "reason": "VARCHAR", "from_heading": "BOOLEAN", "faq_id": "VARCHAR",
+                     "faq_url": "VARCHAR"},
+    "card_mentions": {"record_id": "VARCHAR", "ord": "INTEGER", "name": "VARCHAR", "norm_name": "VARCHAR",
+                      "match_key": "VARCHAR", "url": "VARCHAR", "passcode": "INTEGER", "name_en": "VARCHAR",
+                      "linked_by": "VARCHAR"},
+    "statements": {"record_id": "VARCHAR", "info_kind": "VARCHAR", "event": "VARCHAR", "verdict": "VARCHAR",
+                   "condition": "VARCHAR", "basis": "VARCHAR", "principle_id": "VARCHAR"},
+    "rules": {"info_kind": "VARCHAR", "event": "VARCHAR", "verdict": "VARCHAR", "condition": "VARCHAR",
+              "latest_date": "DATE", "changed_on": "DATE", "record_ids": "VARCHAR[]", "dates": "DATE[]",
+              "conflicts": "VARCHAR"},
+    "rule_citations": {"info_kind": "VARCHAR", "event": "VARCHAR", "record_id": "VARCHAR", "role": "VARCHAR",
+                       "verdict": "VARCHAR", "date": "DATE", "source_id": "VARCHAR"},
+    "procedural_rules": {"rule_id": "VARCHAR", "summary": "VARCHAR", "record_ids": "VARCHAR[]"},
+    "build_info": {"key": "VARCHAR", "value": "VARCHAR"},
+}
+
+
+@dataclass
+class SnapshotInfo:
+    """What is known of a source's snapshot in force."""
+
+    source_id: str
+    content_hash: str
+    size: int
+    fetched_at: str | None = None
+    http_status: int | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+@dataclass
+class BuildData:
+    """Everything one build writes."""
+
+    sources: list[Source]
+    snapshots: list[SnapshotInfo]
+    records: list[Record]
+    rules: list[Rule]
+    procedural: list[ProceduralRule]
+    run: dict
+    info: dict[str, str] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- rows
+
+def _rows(data: BuildData) -> dict[str, list[dict]]:
+    snapshot_of = {s.source_id: s.content_hash for s in data.snapshots}
+    run_id = data.run["run_id"]
+    rows: dict[str, list[dict]] = {name: [] for name in COLUMNS}
+    rows["sources"] = [{"source_id": s.id, "url": s.url, "language": s.language, "script": s.script,
+                        "region": s.region, "format": s.format, "licence": s.licence, "path": s.path,
+                        "fetchable": s.fetch, "notes": s.notes} for s in data.sources]
+    rows["runs"] = [data.run]
+    rows["snapshots"] = [{"source_id": s.source_id, "content_hash": s.content_hash, "bytes": s.size,
+                          "fetched_at": s.fetched_at, "http_status": s.http_status, "etag": s.etag,
+                          "last_modified": s.last_modified, "run_id": run_id, "in_force": True}
+                         for s in data.snapshots]
+    cards = card_index()
+    source_of = {s.id: s for s in data.sources}
+    for r in data.records:
+        rows["records"].append({
+            "record_id": r.id, "source_id": r.source_id, "seq": r.seq, "block": r.block,
+            "section_path": " / ".join(r.section), "role": r.role, "channel": r.channel or None,
+            "status": r.status, "text": r.text, "norm_text": r.norm, "snapshot_hash": snapshot_of.get(r.source_id),
+            "first_seen_run": run_id, "retired_run": None})
+        faq = {raw: (fid, url) for raw, fid, url in r.faq}
+        for i, d in enumerate(r.dates):
+            fid, url = faq.get(d.raw, (None, None))
+            rows["record_dates"].append({
+                "record_id": r.id, "ord": i, "raw": d.raw, "date": d.iso, "valid": d.valid,
+                "reason": d.reason or None, "from_heading": d.start < 0, "faq_id": fid, "faq_url": url})
+        source = source_of.get(r.source_id)
+        for i, c in enumerate(r.cards):
+            link = cards.link(c.name)
+            norm = to_simplified(c.name, source.script, source.region) if source else c.name
+            rows["card_mentions"].append({
+                "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": match_key(norm),
+                "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by})
+        for s in r.statements:
+            rows["statements"].append({
+                "record_id": r.id, "info_kind": s.info_kind, "event": s.event, "verdict": s.verdict,
+                "condition": s.condition, "basis": s.basis, "principle_id": s.principle_id or None})
+    for rule in data.rules:
+        rows["rules"].append({
+            "info_kind": rule.info_kind, "event": rule.event, "verdict": rule.verdict, "condition": rule.condition,
+            "latest_date": rule.latest_date, "changed_on": rule.changed_on, "record_ids": rule.record_ids,
+            "dates": rule.dates, "conflicts": json.dumps(rule.conflicts, ensure_ascii=False, sort_keys=True)})
+        for c in rule.citations:
+            rows["rule_citations"].append({
+                "info_kind": rule.info_kind, "event": rule.event, "record_id": c.record_id, "role": c.role,
+                "verdict": c.verdict, "date": c.dates[-1] if c.dates else None, "source_id": c.source_id})
+    rows["procedural_rules"] = [{"rule_id": p.rule_id, "summary": p.summary, "record_ids": list(p.record_ids)}
+                                for p in data.procedural]
+    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
+    return rows
+
+
+# --------------------------------------------------------------------------- writing
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute((SCHEMA_DIR / "ddl.sql").read_text(encoding="utf-8"))
+
+
+def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], workdir: Path) -> None:
+    """Insert ``rows`` into ``table`` in one statement (NDJSON + read_json)."""
+    if not rows:
+        return
+    path = workdir / f"{table}.ndjson"
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, default=str))
+            fh.write("\n")
+    columns = COLUMNS[table]
+    spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
+    names = ", ".join(columns)
+    con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM read_json(?, format='newline_delimited', "
+                f"columns={spec}, maximum_object_size=67108864)", [str(path)])
+
+
+def write_database(db_path: Path, data: BuildData) -> dict[str, int]:
+    """Write a complete database to ``db_path`` atomically; returns row counts.
+
+    Raises LoadError naming the table when DuckDB refuses the rows.
+    """
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    rows = _rows(data)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{db_path.name}.", suffix=".tmp", dir=db_path.parent)
+    os.close(fd)
+    os.unlink(tmp_name)  # DuckDB wants to create the file itself
+    tmp = Path(tmp_name)
+    try:
+        with tempfile.TemporaryDirectory(prefix="rulings-load-") as workdir:
+            con = duckdb.connect(str(tmp))
+            try:
+                create_schema(con)
+                con.execute("BEGIN TRANSACTION")
+                for table in COLUMNS:
+                    try:
+                        bulk_insert(con, table, rows[table], Path(workdir))
+                    except duckdb.Error as exc:
+                        raise LoadError(f"table {table}: {exc}", place=str(db_path)) from exc
+                con.execute("COMMIT")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+        os.replace(tmp, db_path)
+    finally:
+        for leftover in (tmp, Path(str(tmp) + ".wal")):
+            if leftover.exists():
+                leftover.unlink()
+    counts = {table: len(r) for table, r in rows.items()}
+    counts["card_mentions_linked"] = sum(1 for r in rows["card_mentions"] if r["passcode"] is not None)
+    return counts
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")

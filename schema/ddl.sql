@@ -1,0 +1,124 @@
+-- DuckDB schema of the rulings database (pipeline/load.py). One build or
+-- refresh writes all tables in one transaction.
+
+CREATE TABLE IF NOT EXISTS sources (
+    source_id   VARCHAR PRIMARY KEY,   -- stable id from corpus/manifest.tsv
+    url         VARCHAR,
+    language    VARCHAR,               -- zh | en
+    script      VARCHAR,               -- Hans | Hant | Latn
+    region      VARCHAR,               -- CN | TW | HK | ''
+    format      VARCHAR,               -- html | text | markdown
+    licence     VARCHAR,
+    path        VARCHAR,               -- snapshot path inside corpus/
+    fetchable   BOOLEAN,               -- may `rulings refresh` fetch the URL again
+    notes       VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      INTEGER PRIMARY KEY,
+    kind        VARCHAR,               -- build | refresh
+    started_at  TIMESTAMP,
+    ended_at    TIMESTAMP,
+    tried       INTEGER,
+    unchanged   INTEGER,
+    changed     INTEGER,
+    failed      INTEGER,
+    details     VARCHAR                -- JSON: per-source outcome and reason
+);
+
+CREATE TABLE IF NOT EXISTS snapshots (
+    source_id     VARCHAR,
+    content_hash  VARCHAR,             -- sha256 of the page bytes
+    bytes         BIGINT,
+    fetched_at    TIMESTAMP,
+    http_status   INTEGER,
+    etag          VARCHAR,
+    last_modified VARCHAR,
+    run_id        INTEGER,
+    in_force      BOOLEAN,             -- the snapshot in force for the source
+    PRIMARY KEY (source_id, content_hash)
+);
+
+CREATE TABLE IF NOT EXISTS records (
+    record_id      VARCHAR PRIMARY KEY, -- stable: source, section path, normalized text
+    source_id      VARCHAR,
+    seq            INTEGER,             -- position in the page
+    block          INTEGER,
+    section_path   VARCHAR,             -- headings joined by ' / '
+    role           VARCHAR,             -- principle | example
+    channel        VARCHAR,             -- yearly logs: email | database | wiki | ruling_changed | under_review_confirmed
+    status         VARCHAR,             -- current | superseded | pending
+    text           VARCHAR,             -- as on the page
+    norm_text      VARCHAR,             -- Simplified script, canonical terms
+    snapshot_hash  VARCHAR,
+    first_seen_run INTEGER,
+    retired_run    INTEGER              -- NULL while the ruling is on its page
+);
+
+CREATE TABLE IF NOT EXISTS record_dates (
+    record_id    VARCHAR,
+    ord          INTEGER,
+    raw          VARCHAR,               -- the token as written: 17/3/24
+    date         DATE,                  -- NULL when invalid
+    valid        BOOLEAN,
+    reason       VARCHAR,               -- why invalid
+    from_heading BOOLEAN,               -- yearly logs: date of the day heading
+    faq_id       VARCHAR,               -- official FAQ id (fid=NNNNN) behind the date
+    faq_url      VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS card_mentions (
+    record_id    VARCHAR,
+    ord          INTEGER,
+    name         VARCHAR,               -- as quoted in 「」
+    norm_name    VARCHAR,               -- Simplified script
+    match_key    VARCHAR,               -- width/case-folded key for search
+    url          VARCHAR,
+    passcode     INTEGER,               -- NULL when not linked
+    name_en      VARCHAR,
+    linked_by    VARCHAR                -- exact | key | NULL
+);
+
+CREATE TABLE IF NOT EXISTS statements (
+    record_id    VARCHAR,
+    info_kind    VARCHAR,
+    event        VARCHAR,
+    verdict      VARCHAR,               -- kept | lost | not_applicable
+    condition    VARCHAR,               -- '' or the stated condition
+    basis        VARCHAR,               -- stated | example
+    principle_id VARCHAR                -- for examples: the record they illustrate
+);
+
+CREATE TABLE IF NOT EXISTS rules (
+    info_kind    VARCHAR,
+    event        VARCHAR,
+    verdict      VARCHAR,               -- kept | lost | not_applicable | conditional | unknown
+    condition    VARCHAR,
+    latest_date  DATE,
+    changed_on   DATE,                  -- date of the ruling that overrode an earlier verdict
+    record_ids   VARCHAR[],
+    dates        DATE[],
+    conflicts    VARCHAR,               -- JSON list of overridden verdicts with records
+    PRIMARY KEY (info_kind, event)
+);
+
+CREATE TABLE IF NOT EXISTS rule_citations (
+    info_kind  VARCHAR,
+    event      VARCHAR,
+    record_id  VARCHAR,
+    role       VARCHAR,                 -- supports | conflicts | superseded
+    verdict    VARCHAR,
+    date       DATE,
+    source_id  VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS procedural_rules (
+    rule_id    VARCHAR PRIMARY KEY,
+    summary    VARCHAR,
+    record_ids VARCHAR[]
+);
+
+CREATE TABLE IF NOT EXISTS build_info (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
