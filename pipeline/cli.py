@@ -302,15 +302,22 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
                 continue
             click.echo(f"{res['id']}: {json.dumps(res['answer'])}")
             for b in res["because"]:
-                recs = ", ".join(f"{r['id']} {'/'.join(r['dates']) or 'undated'} ({r['source']})"
-                                 for r in b.get("records", []))
-                what = b.get("verdict") or b.get("summary", "")
-                click.echo(f"    {b['rule']}: {what}" + (f" [{recs}]" if recs else ""))
+                click.echo(f"    {b['rule']}: {b.get('verdict') or b.get('summary', '')}{_records_brief(b)}")
     bad = [r for r in results if "error" in r]
     for r in bad:
         click.echo(f"Error: {r['error']}", err=True)
     if bad:
         sys.exit(2)
+
+
+def _records_brief(item: dict, shown: int = 3) -> str:
+    """' [N records; latest: id date (source), ...]' for text output."""
+    records = item.get("records", [])
+    if not records:
+        return ""
+    latest = sorted(records, key=lambda r: (r["dates"][-1:] or [""], r["id"]))[-shown:][::-1]
+    listed = ", ".join(f"{r['id']} {r['dates'][-1] if r['dates'] else 'undated'} ({r['source']})" for r in latest)
+    return f" [{len(records)} record{'s' if len(records) != 1 else ''}; {listed}]"
 
 
 # --------------------------------------------------------------------------- show

@@ -216,7 +216,8 @@ def _merge_continued(lines: list[Line]) -> list[Line]:
 
 def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
     """Character ranges of the sentences of a line; trailing dates stay with
-    their sentence, and 。 inside （） does not end a sentence."""
+    their sentence, 。 inside （） does not end a sentence, and a parenthesis
+    right after a sentence end stays with it."""
     if language != "zh":
         spans, start = [], 0
         for m in EN_SENTENCE_END.finditer(text):
@@ -231,7 +232,9 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
             depth += 1
         elif ch in "）)":
             depth = max(0, depth - 1)
-        elif ch in "。！？" and depth == 0:
+        # A parenthesis right after a sentence end belongs to that sentence.
+        if (ch in "。！？" and depth == 0 and text[i + 1:i + 2] not in ("（", "(")) or (
+                ch in "）)" and depth == 0 and text[i - 1:i] in ("。", "！", "？")):
             end = i + 1
             m = TRAILING_DATES.match(text, end)
             if m:

@@ -1,0 +1,117 @@
+"""The command line end to end (click's CliRunner, real database and engine)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import GOLD, make_corpus
+from pipeline.cli import main
+
+COMMANDS = sorted(main.commands)
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_and_is_documented(command):
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert len(result.output.splitlines()) > 5
+    readme = (GOLD.parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"rulings {command}" in readme
+
+
+def test_build_prints_summary_and_writes_outputs(tmp_path):
+    corpus = make_corpus(tmp_path / "c", ["seed-000-battle-position", "seed-004-face-down-temp-banish"])
+    db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"
+    result = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
+    assert result.exit_code == 0, result.output
+    assert "records          283 (" in result.output
+    assert "rules            96:" in result.output
+    assert db.is_file() and engine.is_file()
+    data = json.loads(run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--json").output)
+    assert data["sources"] == 2 and data["records"] == 283 and data["errors"] == []
+
+
+def test_ask_text_and_json(built):
+    _, db, _ = built
+    out = run("ask", "synchro_summoned", "face_down", "--db", db)
+    assert out.exit_code == 0
+    assert out.output.splitlines()[0] == "synchro_summoned on face_down: kept"
+    assert "2016-01-08" in out.output and "仍然是S召唤的怪兽" in out.output
+    data = json.loads(run("ask", "pendulum_summoned", "face_down", "--db", db, "--json").output)
+    assert data["verdict"] == "lost" and data["citations"][0]["dates"] == ["2014-11-14"]
+
+
+def test_ask_unknown_name_is_a_clear_error(built):
+    _, db, _ = built
+    out = CliRunner().invoke(main, ["ask", "synchro_sumoned", "face_down", "--db", str(db)])
+    assert out.exit_code == 2
+    assert "Error: unknown info kind 'synchro_sumoned' (did you mean 'synchro_summoned'?)" in out.output
+
+
+def test_ask_binds_input_as_parameters(built):
+    _, db, _ = built
+    out = CliRunner().invoke(main, ["ask", "x' OR '1'='1", "face_down", "--db", str(db)])
+    assert out.exit_code == 2 and "unknown info kind" in out.output
+
+
+def test_sql_readme_queries(built):
+    _, db, _ = built
+    dated = json.loads(run("sql", "SELECT count(DISTINCT record_id) AS n FROM record_dates WHERE date = DATE '2017-03-24'",
+                           "--db", db, "--json").output)
+    assert dated[0]["n"] > 50
+    moon = json.loads(run("sql", "SELECT DISTINCT r.record_id FROM records r JOIN card_mentions c USING (record_id) "
+                                 "WHERE c.norm_name = '月之书'", "--db", db, "--json").output)
+    assert len(moon) >= 10
+    table = run("sql", "SELECT info_kind, event, verdict FROM rules ORDER BY ALL", "--db", db)
+    assert "(96 rows)" in table.output
+
+
+def test_sql_is_read_only_by_default(built):
+    _, db, _ = built
+    out = CliRunner().invoke(main, ["sql", "DELETE FROM rules", "--db", str(db)])
+    assert out.exit_code == 2 and "read-only" in out.output.lower()
+
+
+def test_evaluate_last_line(built):
+    _, db, _ = built
+    out = run("evaluate", "--gold", GOLD / "retention_public.csv", "--db", db)
+    assert out.output.splitlines()[-1] == "30/30 verdicts correct"
+
+
+def test_scenario_command(built, tmp_path):
+    _, _, engine = built
+    out = run("scenario", GOLD / "scenarios_public.json", "--engine-out", engine, "--json")
+    assert out.exit_code == 0
+    answers = {r["id"]: r["answer"] for r in json.loads(out.output)}
+    expected = {s["id"]: s["expect"] for s in json.loads((GOLD / "scenarios_public.json").read_text())}
+    assert answers == expected
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"id": "oops", "events": [{"turn": 1, "do": "dance"}],
+                                "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+                               json.loads((GOLD / "scenarios_public.json").read_text())[0]]))
+    out = CliRunner().invoke(main, ["scenario", str(bad), "--engine-out", str(engine)])
+    assert out.exit_code == 2
+    assert "scenario 'oops': field 'events[0].do'" in out.output
+    assert "ns-same-turn: false" in out.output
+
+
+def test_show_record_provenance(built):
+    _, db, _ = built
+    rid = json.loads(run("sql", "SELECT d.record_id FROM record_dates d WHERE d.faq_id = '11586' LIMIT 1",
+                         "--db", db, "--json").output)[0]["record_id"]
+    data = json.loads(run("show", rid, "--db", db, "--json").output)
+    assert data["source_id"] == "ocg-rule-c03-face-down-temp-banish"
+    assert data["url"].startswith("https://ocg-rule.readthedocs.io/")
+    assert len(data["snapshot_hash"]) == 64
+    assert data["dates"][0]["faq_id"] == "11586" and data["dates"][0]["date"] == "2017-03-24"
+    assert "星尘龙" in [c["name"] for c in data["cards"]]
+
+
+def test_missing_database_is_a_clear_error(tmp_path):
+    out = CliRunner().invoke(main, ["ask", "counters", "face_down", "--db", str(tmp_path / "none.duckdb")])
+    assert out.exit_code == 1 and "run `rulings build` first" in out.output

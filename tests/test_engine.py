@@ -1,0 +1,110 @@
+"""The generated engine: retention answers, scenarios, standalone import."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import GOLD, import_module_from, make_corpus
+from pipeline.run import build
+
+SCENARIOS = json.loads((GOLD / "scenarios_public.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_public_scenarios(engine_module, scenario):
+    result = engine_module.answer(scenario)
+    assert result["answer"] == scenario["expect"]
+    assert result["id"] == scenario["id"]
+    assert result["because"], "every answer cites the rules behind it"
+    for item in result["because"]:
+        for rec in item.get("records", []):
+            assert rec["id"] in engine_module.CITATIONS
+
+
+def test_retains_cites_rulings(engine_module):
+    r = engine_module.retains("pendulum_summoned", "face_down")
+    assert (r.verdict, r.dates) == ("lost", ("2014-11-14",))
+    cite = engine_module.citation(r.record_ids[0])
+    assert cite["text"].startswith("P召唤的怪兽变成里侧后，不再是P召唤的怪兽")
+    assert cite["url"].startswith("https://ocg-rule.readthedocs.io/")
+
+
+def test_retains_rejects_unknown_names_with_a_hint(engine_module):
+    with pytest.raises(ValueError, match="did you mean 'synchro_summoned'"):
+        engine_module.retains("synchro_sumoned", "face_down")
+    with pytest.raises(ValueError, match="unknown event"):
+        engine_module.retains("counters", "banished")
+
+
+def test_flip_loses_nothing(engine_module):
+    verdicts = {engine_module.retains(k, "flip_face_up").verdict for k in engine_module.INFO_KINDS}
+    assert verdicts == {"kept"}
+
+
+@pytest.mark.parametrize("scenario, field", [
+    ({"id": "s1", "events": [{"turn": 1, "do": "dance"}], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}}, "events[0].do"),
+    ({"id": "s2", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "synchro_sumoned"}}, "ask.info_kind"),
+    ({"id": "s3", "events": [{"turn": 3, "do": "battle"}, {"turn": 2, "do": "battle"}], "ask": {"turn": 3, "question": "has", "info_kind": "battled"}}, "events[1].turn"),
+    ({"id": "s4", "events": [{"turn": 1, "do": "summon", "by": "A"}], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}}, "events[0].method"),
+    ({"id": "s5", "events": [], "ask": {"turn": 1, "question": "can_declare_attack", "player": "A"}}, "ask.phase"),
+])
+def test_malformed_scenarios_name_the_id_and_field(engine_module, scenario, field):
+    with pytest.raises(engine_module.ScenarioError) as err:
+        engine_module.answer(scenario)
+    assert (err.value.scenario_id, err.value.field) == (scenario["id"], field)
+    good = SCENARIOS[0]
+    results = engine_module.answer_all([scenario, good])
+    assert results[0]["field"] == field and results[1]["answer"] == good["expect"]
+
+
+def _face_down_then_flip_attack():
+    return {"id": "attack-after-moon-and-flip", "events": [
+        {"turn": 1, "do": "summon", "method": "normal", "by": "A"},
+        {"turn": 3, "do": "declare_attack"},
+        {"turn": 3, "do": "turn_face_down"},
+        {"turn": 3, "do": "flip_face_up"}],
+        "ask": {"turn": 3, "phase": "battle", "question": "can_declare_attack", "player": "A"}}
+
+
+def test_retention_table_drives_scenario_answers(tmp_path):
+    """attack_declared is kept on face_down in the corpus, so a monster that
+    attacked, was turned face-down and flipped cannot attack again; a corpus
+    edit that makes it lost changes that answer."""
+    sources = ["seed-000-battle-position", "seed-003-battle-phase", "ocg-rule-c03-face-down-temp-banish"]
+    edits = [("进行了攻击宣言的情报在变成里侧表示后不会丢失", "进行了攻击宣言的情报在变成里侧表示后丢失"),
+             ("『攻击过』的情报在变成里侧表示后不会丢失", "『攻击过』的情报在变成里侧表示后丢失")]
+    for name, corpus_edits in (("kept", {}), ("lost", {"ocg-rule-c03-face-down-temp-banish": edits})):
+        corpus = make_corpus(tmp_path / name, sources, corpus_edits)
+        build(corpus, tmp_path / f"{name}.duckdb", tmp_path / f"{name}.py")
+    kept = import_module_from(tmp_path / "kept.py")
+    lost = import_module_from(tmp_path / "lost.py")
+    assert kept.retains("attack_declared", "face_down").verdict == "kept"
+    assert lost.retains("attack_declared", "face_down").verdict == "lost"
+    assert kept.answer(_face_down_then_flip_attack())["answer"] is False
+    assert lost.answer(_face_down_then_flip_attack())["answer"] is True
+
+
+def test_missing_procedural_rule_answers_unknown(tmp_path):
+    corpus = make_corpus(tmp_path / "c", ["seed-004-face-down-temp-banish"])  # no seed 000 / 003
+    build(corpus, tmp_path / "x.duckdb", tmp_path / "x.py")
+    engine = import_module_from(tmp_path / "x.py")
+    for scenario in SCENARIOS:
+        if scenario["ask"]["question"] != "has":
+            assert engine.answer(scenario)["answer"] == "unknown", scenario["id"]
+
+
+def test_generated_module_is_standalone(built, tmp_path):
+    """Copy only the generated file elsewhere; a fresh interpreter imports it
+    with no project on the path and answers."""
+    _, _, engine = built
+    copy = tmp_path / "ocg_rules.py"
+    copy.write_bytes(engine.read_bytes())
+    code = ("import sys, json; sys.path[:] = [p for p in sys.path if 'site-packages' not in p] + [sys.argv[1]]; "
+            "import ocg_rules; print(json.dumps([ocg_rules.retains('synchro_summoned','face_down').verdict, "
+            "sorted(m for m in sys.modules if m.split('.')[0] in ('pipeline','duckdb','spacy','bs4'))]))")
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(tmp_path)], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["kept", []]

@@ -1,0 +1,102 @@
+from pathlib import Path
+
+import pytest
+
+from pipeline.corpus import Source
+from pipeline.errors import NormalizeError
+from pipeline.normalize import canonical_text, decode_page, match_key, normalize
+
+
+def source(fmt="html", language="zh", script="Hans", region="CN", sid="test-page"):
+    return Source(sid, "https://example.org/p", language, script, region, fmt, "test", "p", False, "", Path("/dev/null"))
+
+
+# A real fragment of the Sphinx page (ocg-rule c03 face-down page), chrome included.
+SPHINX = """<html><head><title>里侧·一时除外 - OCG Rule</title></head><body>
+<nav class="sidebar-drawer"><a href="../index.html">OCG Rule</a><ul><li>2019</li></ul></nav>
+<div class="main"><article role="main" id="furo-main-content"><section id="id1">
+<h1>里侧·一时除外<a class="headerlink" href="#id1" title="链接到此标题。">¶</a></h1>
+<section id="id4"><h2>指示物<a class="headerlink" href="#id4">¶</a></h2>
+<p>放置指示物的卡变成里侧或被一时除外后，指示物全部消失。</p></section>
+<section id="id6"><h2>攻守计算<a class="headerlink" href="#id6">¶</a></h2>
+<div class="line-block">
+<div class="line">例：</div>
+<div class="line">用自身方法特殊召唤的「<a class="reference external" href="https://ygocdb.com/card/name/方界兽%20利刃之迦楼迪亚">方界兽 利刃之迦楼迪亚</a>」被一时除外后，攻击力不会上升。<a class="reference external" href="https://www.db.yugioh-card.com/yugiohdb/faq_search.action?ope=5&amp;fid=19093&amp;request_locale=ja">17/3/24</a></div>
+</div>
+<div class="admonition note"><p class="admonition-title">备注</p><p>等级·阶级·种族·属性等也一样复原。</p></div>
+<p><span class="strike">旧的裁定。15/1/1</span> 新的裁定。</p>
+</section></section></article>
+<footer><div class="copyright">Copyright 碎冰</div></footer></div></body></html>"""
+
+
+def test_sphinx_page_blocks_sections_and_chrome():
+    page = normalize(SPHINX.encode("utf-8"), source())
+    assert page.title == "里侧·一时除外 - OCG Rule"
+    texts = [l.text for b in page.blocks for l in b.lines]
+    assert texts == [
+        "放置指示物的卡变成里侧或被一时除外后，指示物全部消失。",
+        "例：",
+        "用自身方法特殊召唤的「方界兽 利刃之迦楼迪亚」被一时除外后，攻击力不会上升。17/3/24",
+        "等级·阶级·种族·属性等也一样复原。",
+        "旧的裁定。15/1/1 新的裁定。",
+    ]
+    assert [b.section for b in page.blocks] == [
+        ("里侧·一时除外", "指示物"), ("里侧·一时除外", "攻守计算"), ("里侧·一时除外", "攻守计算", "备注"),
+        ("里侧·一时除外", "攻守计算")]
+    assert not any("OCG Rule" == t or "Copyright" in t or "¶" in t for t in texts)
+
+
+def test_links_and_struck_ranges_are_kept():
+    page = normalize(SPHINX.encode("utf-8"), source())
+    line = page.blocks[1].lines[1]
+    date_link = [l for l in line.links if "fid=19093" in l.href][0]
+    assert line.text[date_link.start:date_link.end] == "17/3/24"
+    card_link = [l for l in line.links if "ygocdb" in l.href][0]
+    assert line.text[card_link.start:card_link.end] == "方界兽 利刃之迦楼迪亚"
+    struck = page.blocks[3].lines[0]
+    assert [struck.text[a:b] for a, b in struck.struck] == ["旧的裁定。15/1/1"]
+
+
+def test_plain_text_seed_headings_and_bullets():
+    text = "里侧·一时除外\n\n前言\n\n里侧的卡片是非公开情报。\n  • 反转等，不会丢失任何情报。\n    例：\n    「冰剑龙 幻冰龙」的②效果。\n\n备注\n\n等级也一样复原。\n"
+    page = normalize(text.encode("utf-8"), source(fmt="text"))
+    assert [(b.section, [l.text for l in b.lines], b.bullet) for b in page.blocks] == [
+        (("里侧·一时除外", "前言"), ["里侧的卡片是非公开情报。"], False),
+        (("里侧·一时除外", "前言"), ["反转等，不会丢失任何情报。", "例：", "「冰剑龙 幻冰龙」的②效果。"], True),
+        (("里侧·一时除外", "前言", "备注"), ["等级也一样复原。"], False),
+    ]
+
+
+def test_markdown_links_and_headings():
+    md = "# Book of Moon\n\n### Card Rulings\n\n*   A [Gale](https://x.org/gale) ruling.\n"
+    page = normalize(md.encode("utf-8"), source(fmt="markdown", language="en", script="Latn", region=""))
+    [block] = page.blocks
+    assert block.section == ("Book of Moon", "Card Rulings")
+    line = block.lines[0]
+    assert line.text == "A Gale ruling."
+    assert line.links[0].href == "https://x.org/gale" and line.text[line.links[0].start:line.links[0].end] == "Gale"
+
+
+@pytest.mark.parametrize("data, message", [(b"", "page is empty"), (b"\x00\x01\x02\x00" * 50, "binary")])
+def test_unusable_pages_raise_with_source_id(data, message):
+    with pytest.raises(NormalizeError) as err:
+        normalize(data, source(sid="broken-page"))
+    assert message in str(err.value) and "broken-page" in str(err.value)
+
+
+def test_wrong_charset_declaration_is_not_trusted():
+    html = '<html><head><meta charset="big5"></head><body><p>仍然是S召唤的怪兽</p></body></html>'
+    text, warnings = decode_page(html.encode("utf-8"), "p")
+    assert "仍然是S召唤的怪兽" in text and warnings == []
+
+
+def test_canonical_text_converts_traditional_and_maps_terms_but_not_card_names():
+    assert canonical_text("同步召喚的怪獸變成裡側後，仍然是同步召喚的怪獸。", "zh", "Hant", "TW") == \
+        "S召唤的怪兽变成里侧后，仍然是S召唤的怪兽。"
+    # Simplified text is never run through OpenCC; card names in 「」 keep their words.
+    assert canonical_text("「同调召唤之门」同调召唤", "zh", "Hans", "CN") == "「同调召唤之门」S召唤"
+
+
+def test_match_key_folds_width_and_stars():
+    assert match_key("Ｎｏ．３９　希望皇霍普") == match_key("No.39 希望皇霍普")
+    assert match_key("☆") == match_key("★")
