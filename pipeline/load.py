@@ -202,3 +202,72 @@ def write_database(db_path: Path, data: BuildData) -> dict[str, int]:
 
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------- reading back
+
+def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:
+    """The snapshot in force for each source in an earlier database."""
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        rows = con.execute("SELECT source_id, content_hash, bytes, fetched_at, http_status, etag, last_modified "
+                           "FROM snapshots WHERE in_force").fetchall()
+    finally:
+        con.close()
+    return {r[0]: SnapshotInfo(r[0], r[1], r[2], str(r[3]) if r[3] else None, r[4], r[5], r[6]) for r in rows}
+
+
+def read_records(db_path: Path, source_ids: list[str] | None = None, include_retired: bool = False) -> list[Record]:
+    """Records stored by an earlier run, with their dates, cards and statements,
+    as :class:`~pipeline.extract.Record` objects (text offsets of dates and cards
+    are not stored: ``start`` is 0, or -1 for a yearly log's heading date).
+
+    Used to keep a page's earlier records when the page fails now, and to
+    recompile rules from unchanged pages without re-extracting them.
+    """
+    from .dates import RulingDate
+    from .extract import CardMention, Statement
+
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        where, params = [], []
+        if source_ids is not None:
+            where.append("source_id IN (SELECT unnest(?))")
+            params.append(list(source_ids))
+        if not include_retired:
+            where.append("retired_run IS NULL")
+        sql = ("SELECT record_id, source_id, seq, block, section_path, role, channel, status, text, norm_text "
+               "FROM records" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY source_id, seq")
+        records = {}
+        for rid, sid, seq, block, section, role, channel, status, text, norm in con.execute(sql, params).fetchall():
+            records[rid] = Record(rid, sid, seq, block, tuple(section.split(" / ")) if section else (), role,
+                                  channel or "", status, text, norm)
+        if not records:
+            return []
+        ids = list(records)
+        for rid, raw, date, valid, reason, from_heading, fid, url in con.execute(
+                "SELECT record_id, raw, date, valid, reason, from_heading, faq_id, faq_url FROM record_dates "
+                "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
+            start = -1 if from_heading else 0
+            rec = records[rid]
+            rec.dates.append(RulingDate(raw, start, start, date.isoformat() if date else None, valid, reason or ""))
+            rec.date_from_heading = rec.date_from_heading or bool(from_heading)
+            if fid:
+                rec.faq.append((raw, fid, url))
+        for rid, name, url in con.execute(
+                "SELECT record_id, name, url FROM card_mentions WHERE record_id IN (SELECT unnest(?)) "
+                "ORDER BY record_id, ord", [ids]).fetchall():
+            records[rid].cards.append(CardMention(name, 0, 0, url))
+        for rid, kind, event, verdict, condition, basis, principle in con.execute(
+                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id FROM statements "
+                "WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
+            records[rid].statements.append(Statement(kind, event, verdict, condition or "", basis, principle or ""))
+        for rule_id, record_ids in con.execute("SELECT rule_id, record_ids FROM procedural_rules").fetchall():
+            for rid in record_ids:
+                if rid in records:
+                    records[rid].procedural.append(rule_id)
+        for rec in records.values():
+            rec.statements.sort(key=lambda s: (s.basis, s.info_kind, s.event, s.verdict, s.condition, s.principle_id))
+        return list(records.values())
+    finally:
+        con.close()

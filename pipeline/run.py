@@ -19,7 +19,7 @@ from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash
 from .errors import RulingsError
 from .extract import Record, extract
 from .generate import engine_tables, render, rules_hash, write_engine
-from .load import BuildData, SnapshotInfo, now_iso, write_database
+from .load import BuildData, SnapshotInfo, now_iso, read_records, read_snapshot_infos, write_database
 from .normalize import normalize
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +34,7 @@ class PageResult:
     records: list[Record]
     snapshot: SnapshotInfo
     warnings: list[str]
+    kept_from_previous: bool = False
 
 
 @dataclass
@@ -83,6 +84,21 @@ def process_page(source: Source, timings: dict[str, float], max_page_bytes: int 
     return PageResult(source, records, SnapshotInfo(source.id, content_hash(data), len(data)), page.warnings)
 
 
+def _previous_page(db_path: Path, source: Source) -> PageResult | None:
+    """The records and snapshot an earlier build stored for ``source``, if any:
+    a page that fails now keeps what earlier runs stored."""
+    if not db_path.is_file():
+        return None
+    try:
+        snapshot = read_snapshot_infos(db_path).get(source.id)
+        records = read_records(db_path, [source.id])
+    except Exception:  # an unreadable old database keeps nothing, it never stops the build
+        return None
+    if snapshot is None or not records:
+        return None
+    return PageResult(source, records, snapshot, [], kept_from_previous=True)
+
+
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
           progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> BuildResult:
     """Build the database and the engine from every page of ``corpus_dir``.
@@ -103,12 +119,16 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
             page = process_page(source, result.timings, max_page_bytes)
         except RulingsError as exc:
             result.errors.append(str(exc))
+            kept = _previous_page(Path(db_path), source)
+            if kept is not None:
+                result.warnings.append(f"{source.id}: kept {len(kept.records)} records of the previous build")
+                pages.append(kept)
             continue
         pages.append(page)
         result.warnings.extend(page.warnings)
         result.input_bytes += page.snapshot.size
     records = [r for p in pages for r in p.records]
-    result.pages_ok = len(pages)
+    result.pages_ok = len(pages) - sum(1 for p in pages if p.kept_from_previous)
 
     t0 = time.perf_counter()
     rules = compile_rules(records)

@@ -98,3 +98,15 @@ def test_broken_page_does_not_stop_the_build(tmp_path):
     assert result.pages_ok == 1
     assert len(result.errors) == 1 and "seed-000-battle-position" in result.errors[0] and "empty" in result.errors[0]
     assert import_module_from(tmp_path / "x.py").retains("synchro_summoned", "face_down").verdict == "kept"
+
+
+def test_failing_page_keeps_its_earlier_records(tmp_path):
+    corpus = make_corpus(tmp_path / "c", ["seed-000-battle-position", SEED_004])
+    db, engine = tmp_path / "x.duckdb", tmp_path / "x.py"
+    first = build(corpus, db, engine)
+    (corpus / "pages/seeds/004-face-down-temp-banish.txt").write_bytes(b"\x00\x01" * 100)
+    second = build(corpus, db, engine)
+    assert len(second.errors) == 1 and "binary" in second.errors[0]
+    assert "seed-004-face-down-temp-banish: kept 260 records of the previous build" in second.warnings
+    assert second.records == first.records
+    assert import_module_from(engine).retains("synchro_summoned", "face_down").verdict == "kept"
