@@ -20,7 +20,7 @@ FIRST_YEAR = 1999
 
 YMD_SHORT = re.compile(r"(?<![\d/.:])(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\d/])")
 YMD_CJK = re.compile(r"(?<!\d)(\d{4})年(\d{1,2})月(\d{1,2})日")
-YMD_ISO = re.compile(r"(?<![\d/-])(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?![\d/-])")
+YMD_ISO = re.compile(r"(?<![\d/-])((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})(?![\d/=-])")
 MDY_US = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
 
 
@@ -82,14 +82,15 @@ MONTH_HEADING = re.compile(r"^(\d{2})/(\d{1,2})$")
 def heading_date(section: tuple[str, ...], today: dt.date | None = None) -> RulingDate | None:
     """The date of a yearly-log day heading: ``('2019', '19/01', '1/9')`` -> 2019-01-09.
 
-    The day heading (``M/D``) must sit under a month heading (``YY/MM``) whose
-    month agrees; returns None otherwise.
+    The deepest day heading (``M/D``) that sits right under a month heading
+    (``YY/MM``) of the same month counts, so notes under a day (``备注``) get
+    the day's date too; returns None when the path has no such pair.
     """
-    if len(section) < 2:
-        return None
-    day = DAY_HEADING.match(section[-1])
-    month = MONTH_HEADING.match(section[-2])
-    if not day or not month or int(month.group(2)) != int(day.group(1)):
-        return None
-    raw = f"{month.group(1)}/{day.group(1)}/{day.group(2)}"
-    return _make(raw, -1, -1, 2000 + int(month.group(1)), int(day.group(1)), int(day.group(2)), today or dt.date.today())
+    for i in range(len(section) - 1, 0, -1):
+        day = DAY_HEADING.match(section[i])
+        month = MONTH_HEADING.match(section[i - 1])
+        if day and month and int(month.group(2)) == int(day.group(1)):
+            raw = f"{month.group(1)}/{day.group(1)}/{day.group(2)}"
+            return _make(raw, -1, -1, 2000 + int(month.group(1)), int(day.group(1)), int(day.group(2)),
+                         today or dt.date.today())
+    return None

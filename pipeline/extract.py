@@ -44,11 +44,8 @@ from .normalize import Block, Line, Page, canonical_text
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
-CHANNEL_LABELS = {"邮件": "email", "数据库": "database", "wiki": "wiki", "裁定变更": "ruling_changed",
-                  "调整中确认": "under_review_confirmed", "调整中": "under_review"}
 LABEL_LINE = re.compile(r"^\s*(例|示例|Example|Examples|EG|E\.g\.)\s*[：:]\s*$", re.I)
 EXAMPLE_PREFIX = re.compile(r"^\s*(例|Example|EG)\s*[：:]\s*(?=\S)", re.I)
-CHANNEL_LINE = re.compile(r"^\s*(" + "|".join(map(re.escape, CHANNEL_LABELS)) + r")\s*[：:]\s*$", re.I)
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
@@ -110,6 +107,19 @@ class Record:
 def retention_terms() -> dict:
     """``schema/retention_terms.json``, read once."""
     return json.loads((SCHEMA_DIR / "retention_terms.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def channel_labels() -> dict[str, str]:
+    """``schema/channels.tsv``: the yearly logs' block labels (``邮件：``) -> channel id."""
+    rows = (SCHEMA_DIR / "channels.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return {label.lower(): channel for label, channel, *_ in (r.split("\t") for r in rows if r.strip())}
+
+
+@lru_cache(maxsize=1)
+def _channel_line() -> re.Pattern:
+    labels = sorted(channel_labels(), key=len, reverse=True)
+    return re.compile(r"^\s*(" + "|".join(map(re.escape, labels)) + r")\s*[：:]\s*$", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -275,9 +285,9 @@ def segment(page: Page) -> list[Record]:
             if LABEL_LINE.match(text):
                 example_mode = True
                 continue
-            m = CHANNEL_LINE.match(text)
+            m = _channel_line().match(text)
             if m:
-                channel = CHANNEL_LABELS.get(m.group(1), CHANNEL_LABELS.get(m.group(1).lower(), m.group(1)))
+                channel = channel_labels()[m.group(1).lower()]
                 example_mode = False
                 continue
             prefix = EXAMPLE_PREFIX.match(text)

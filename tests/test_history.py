@@ -1,0 +1,40 @@
+"""Ruling history: a later ruling overrides an earlier one ("changed on"),
+struck-through rulings are superseded and listed, never deciding a verdict."""
+
+import json
+
+from click.testing import CliRunner
+
+from conftest import make_corpus
+from pipeline.cli import main
+from pipeline.run import build
+
+PAGE = "ocg-rule-c03-face-down-temp-banish"
+OLD = "<li><p>P召唤的怪兽变成里侧后，不再是P召唤的怪兽。"
+NEWER = "<li><p>P召唤的怪兽变成里侧后，仍然是P召唤的怪兽。25/6/1</p></li>\n"
+
+
+def _ask(db, *args):
+    return CliRunner().invoke(main, ["ask", "pendulum_summoned", "face_down", "--db", str(db), *args])
+
+
+def test_later_ruling_wins_and_ask_says_changed_on(tmp_path):
+    corpus = make_corpus(tmp_path / "c", [PAGE], {PAGE: [(OLD, NEWER + OLD)]})
+    build(corpus, tmp_path / "x.duckdb", tmp_path / "x.py")
+    out = _ask(tmp_path / "x.duckdb")
+    assert out.output.splitlines()[0] == "pendulum_summoned on face_down: kept; changed on 2025-06-01"
+    data = json.loads(_ask(tmp_path / "x.duckdb", "--json").output)
+    assert data["conflicts"][0]["verdict"] == "lost" and data["conflicts"][0]["latest_date"] == "2014-11-14"
+    roles = {(c["role"], c["verdict"]) for c in data["citations"]}
+    assert roles == {("supports", "kept"), ("conflicts", "lost")}
+
+
+def test_struck_ruling_is_superseded_and_listed(tmp_path):
+    struck = "<li><p><span class=\"strike\">P召唤的怪兽变成里侧后，不再是P召唤的怪兽。</span>"
+    corpus = make_corpus(tmp_path / "c", [PAGE], {PAGE: [(OLD, NEWER + struck)]})
+    build(corpus, tmp_path / "x.duckdb", tmp_path / "x.py")
+    data = json.loads(_ask(tmp_path / "x.duckdb", "--json").output)
+    assert data["verdict"] == "kept" and data["conflicts"] == []
+    superseded = [c for c in data["citations"] if c["role"] == "superseded"]
+    assert [(c["verdict"], c["status"]) for c in superseded] == [("lost", "superseded")]
+    assert superseded[0]["text"].startswith("P召唤的怪兽变成里侧后，不再是P召唤的怪兽。")
