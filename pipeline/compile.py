@@ -91,23 +91,20 @@ def _valid_dates(record: Record) -> tuple[str, ...]:
 
 def compile_rules(records: list[Record]) -> list[Rule]:
     """All (kind, event) pairs of the vocabulary, sorted, each with its verdict."""
-    by_id = {r.id: r for r in records}
     stated: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
+    superseded: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
     examples: dict[tuple[str, str, str], list[Record]] = defaultdict(list)  # (principle, kind, event)
     for r in records:
-        if r.status == "superseded":
-            continue
         for s in r.statements:
-            if s.basis == "stated":
-                stated[(s.info_kind, s.event)].append((r, s))
+            if s.basis == "example":
+                if r.status != "superseded":
+                    examples[(s.principle_id, s.info_kind, s.event)].append(r)
+            elif r.status == "superseded":
+                superseded[(s.info_kind, s.event)].append((r, s))
             else:
-                examples[(s.principle_id, s.info_kind, s.event)].append(r)
-    superseded = [r for r in records if r.status == "superseded"]
-    rules = []
-    for kind in sorted(info_kinds()):
-        for event in sorted(events()):
-            rules.append(_compile_pair(kind, event, stated.get((kind, event), []), examples, by_id, superseded))
-    return rules
+                stated[(s.info_kind, s.event)].append((r, s))
+    return [_compile_pair(kind, event, stated.get((kind, event), []), examples, superseded.get((kind, event), []))
+            for kind in sorted(info_kinds()) for event in sorted(events())]
 
 
 def _effective_date(record: Record, kind: str, event: str, examples: dict) -> str:
@@ -118,57 +115,50 @@ def _effective_date(record: Record, kind: str, event: str, examples: dict) -> st
 
 
 def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], examples: dict,
-                  by_id: dict, superseded: list[Record]) -> Rule:
-    if not items:
-        rule = Rule(kind, event, "unknown")
-        for r in superseded:
-            for s in r.statements:
-                if (s.info_kind, s.event) == (kind, event) and s.basis == "stated":
-                    rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, _valid_dates(r), "stated"))
-        return rule
-    by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
-    for r, s in items:
-        by_verdict[s.verdict].append((r, s, _effective_date(r, kind, event, examples)))
-    conditions = sorted({s.condition for _, s in items if s.condition})
+                  superseded: list[tuple[Record, Statement]]) -> Rule:
     rule = Rule(kind, event, "unknown")
-    if conditions and len(by_verdict) > 1:
-        rule.verdict, rule.condition = "conditional", "; ".join(conditions)
-        winners = [x for v in sorted(by_verdict) for x in by_verdict[v]]
-    else:
-        ranked = sorted(by_verdict, key=lambda v: (max(d for _, _, d in by_verdict[v]),
-                                                   len(by_verdict[v]), -VERDICT_ORDER.index(v)), reverse=True)
-        rule.verdict = ranked[0]
-        winners = by_verdict[ranked[0]]
-        for v in ranked[1:]:
-            rule.conflicts.append({
-                "verdict": v,
-                "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),
-                "latest_date": max(d for _, _, d in by_verdict[v]) or None,
-            })
-            for r, s, _ in by_verdict[v]:
-                rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, _valid_dates(r), "stated"))
-        win_date = max(d for _, _, d in winners)
-        lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
-        if lost_dates and win_date and win_date > max(lost_dates):
-            rule.changed_on = win_date
-    for r, s, _ in winners:
-        rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, _valid_dates(r), "stated"))
-        for ex in examples.get((r.id, kind, event), []):
-            rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, _valid_dates(ex), "example"))
-    for r in superseded:
-        for s in r.statements:
-            if (s.info_kind, s.event) == (kind, event) and s.basis == "stated":
-                rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, _valid_dates(r), "stated"))
-    # De-duplicate while keeping a stable order.
+    if items:
+        for r, s in _decide(rule, items, examples):
+            rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, _valid_dates(r), "stated"))
+            for ex in examples.get((r.id, kind, event), []):
+                rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, _valid_dates(ex), "example"))
+    for r, s in superseded:
+        rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, _valid_dates(r), "stated"))
+    # One citation per record and role, supports first, then by date.
     seen, unique = set(), []
     for c in sorted(rule.citations, key=lambda c: (c.role != "supports", c.dates[-1:] or ("",), c.record_id)):
         if (c.record_id, c.role) not in seen:
             seen.add((c.record_id, c.role))
             unique.append(c)
     rule.citations = unique
-    all_dates = rule.dates
-    rule.latest_date = all_dates[-1] if all_dates else None
+    rule.latest_date = rule.dates[-1] if rule.dates else None
     return rule
+
+
+def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict) -> list[tuple[Record, Statement]]:
+    """Set the rule's verdict, condition, conflicts and changed_on; return the
+    (record, statement) pairs that support the verdict."""
+    by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
+    for r, s in items:
+        by_verdict[s.verdict].append((r, s, _effective_date(r, rule.info_kind, rule.event, examples)))
+    conditions = sorted({s.condition for _, s in items if s.condition})
+    if conditions and len(by_verdict) > 1:
+        rule.verdict, rule.condition = "conditional", "; ".join(conditions)
+        return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]]
+    # The later ruling wins; then the better supported verdict; then a fixed order.
+    ranked = sorted(by_verdict, key=lambda v: (max(d for _, _, d in by_verdict[v]), len(by_verdict[v]),
+                                               -VERDICT_ORDER.index(v)), reverse=True)
+    rule.verdict = ranked[0]
+    for v in ranked[1:]:
+        rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),
+                               "latest_date": max(d for _, _, d in by_verdict[v]) or None})
+        for r, s, _ in by_verdict[v]:
+            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, _valid_dates(r), "stated"))
+    win_date = max(d for _, _, d in by_verdict[rule.verdict])
+    lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
+    if lost_dates and win_date and win_date > max(lost_dates):
+        rule.changed_on = win_date
+    return [(r, s) for r, s, _ in by_verdict[rule.verdict]]
 
 
 def compile_procedural(records: list[Record]) -> list[ProceduralRule]:
