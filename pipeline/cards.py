@@ -3,8 +3,9 @@
 The table (derived from yaml-yugi) has one row per card with ``password``
 (the passcode), ``en``, ``ja``, ``zh-CN``, ``zh-TW`` and ``ko`` names. A
 mention is linked by its exact name in either Chinese script first (``exact``),
-then by a normalized key (Simplified script, NFKC width folding, ☆ -> ★,
-spaces dropped: ``key``). Community names that match no official name stay
+then by a normalized key (:func:`pipeline.chinese.name_key`: Simplified
+script, NFKC width folding, ☆ -> ★, spaces dropped, regional terms folded so
+``死之卡组破坏病毒`` finds ``死之牌组破坏病毒``: ``key``). Community names that match no official name stay
 unlinked and visible; a key shared by two different passcodes is ambiguous and
 never used.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .normalize import canonical_text, match_key
+from .normalize import match_key, name_key
 
 CARD_NAMES = Path(__file__).resolve().parent.parent / "corpus" / "data" / "card-names.tsv"
 
@@ -54,7 +55,7 @@ class CardIndex:
                         self._add(self.exact, name, card)
                 for name in {card.name_zh_cn, card.name_zh_tw}:
                     if name:
-                        self._add(self.by_key, match_key(canonical_text(name, "zh", "Hant")), card)
+                        self._add(self.by_key, name_key(name), card)
                 if card.name_en:
                     self._add(self.by_key, match_key(card.name_en), card)
 
@@ -74,7 +75,7 @@ class CardIndex:
         card = self.exact.get(name)
         if card is not None:
             return CardLink(card.passcode, card.name_en, "exact")
-        card = self.by_key.get(match_key(canonical_text(name, "zh", "Hant")))
+        card = self.by_key.get(name_key(name))
         if card is not None:
             return CardLink(card.passcode, card.name_en, "key")
         return CardLink(None, None, None)

@@ -19,6 +19,7 @@ import duckdb
 
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES
 from .errors import RulingsError, UsageError
+from .load import register_sql_functions
 from .run import DEFAULT_DB, DEFAULT_ENGINE, build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
@@ -195,9 +196,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     Examples:
       rulings sql "SELECT r.record_id, r.text FROM records r JOIN record_dates d USING (record_id) WHERE d.date = DATE '2017-03-24'"
       rulings sql "SELECT r.text FROM records r JOIN card_mentions c USING (record_id) WHERE c.norm_name = '月之书'"
+      rulings sql "SELECT r.text FROM records r JOIN card_mentions c USING (record_id) WHERE c.match_key = name_key('月之書')"
       rulings sql "SELECT info_kind, event, verdict, latest_date FROM rules ORDER BY ALL"
+
+    name_key(NAME) gives the key of a card name written in either script
+    (and either width), to compare with card_mentions.match_key.
     """
     con = _connect(db_path, read_only=not write)
+    register_sql_functions(con)
     try:
         rel = con.sql(query)
         if rel is None:

@@ -40,7 +40,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .dates import RulingDate, find_dates, heading_date
-from .normalize import Block, Line, Page, canonical_text
+from .normalize import Block, Line, Page, canonical_text, to_simplified
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
@@ -62,6 +62,7 @@ class CardMention:
     start: int
     end: int
     url: str | None
+    norm_name: str = ""  # the name in Simplified script (no term mapping)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,9 @@ class Record:
     statements: list[Statement] = field(default_factory=list)
     procedural: list[str] = field(default_factory=list)
     links: list[tuple[int, int, str]] = field(default_factory=list)
+    # The section path in canonical text: what topics match and ids are made of,
+    # so a Traditional page states what its Simplified twin states.
+    norm_section: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- term data
@@ -260,7 +264,9 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
 
 
 def record_id(source_id: str, section: tuple[str, ...], norm: str, occurrence: int) -> str:
-    """Stable id from source, section path and normalized text (not row order)."""
+    """Stable id from source, section path and normalized text (not row order).
+    ``segment`` passes the canonical section path, so the script of the headings
+    does not change a record's id."""
     key = "\x1f".join((source_id, "/".join(section), norm, str(occurrence)))
     return "r" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:15]
 
@@ -280,6 +286,7 @@ def segment(page: Page) -> list[Record]:
     for block in page.blocks:
         example_mode = False
         channel = ""
+        norm_section = tuple(canonical_text(h, page.language, page.script, page.region) for h in block.section)
         for line in _merge_continued(block.lines):
             text = line.text
             if LABEL_LINE.match(text):
@@ -306,22 +313,25 @@ def segment(page: Page) -> list[Record]:
                 if status == "current" and ("调整中" in sentence or channel.startswith("under_review")):
                     status = "pending"
                 norm = canonical_text(sentence, page.language, page.script, page.region)
-                key = (block.section, norm)
+                key = (norm_section, norm)
                 seen[key] += 1
                 records.append(Record(
-                    id=record_id(page.source_id, block.section, norm, seen[key]),
+                    id=record_id(page.source_id, norm_section, norm, seen[key]),
                     source_id=page.source_id, seq=len(records), block=block.index, section=block.section,
                     role=role, channel=channel, status=status, text=sentence, norm=norm,
                     links=[(l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b],
+                    norm_section=norm_section,
                 ))
     return records
 
 
 # --------------------------------------------------------------------------- annotations
 
-def annotate(records: list[Record], language: str) -> list[Doc]:
+def annotate(records: list[Record], language: str, script: str = "Hans", region: str = "") -> list[Doc]:
     """Run the spaCy pipeline over the records (batched) and copy dates, cards
-    and procedural rules onto them. Returns the docs for statement resolution."""
+    (with their names in Simplified script, converted for ``script`` and
+    ``region``) and procedural rules onto them. Returns the docs for
+    statement resolution."""
     nlp = pipeline_for("zh" if language == "zh" else "en")
     docs = list(nlp.pipe((r.norm for r in records), batch_size=256))
     for record, doc in zip(records, docs):
@@ -335,7 +345,8 @@ def annotate(records: list[Record], language: str) -> list[Doc]:
                         record.faq.append((d.raw, fid.group(1), href))
         for m in CARD_QUOTE.finditer(record.text):
             url = next((h for s, e, h in record.links if s >= m.start(1) - 1 and e <= m.end(1) + 1), None)
-            record.cards.append(CardMention(m.group(1), m.start(1), m.end(1), url))
+            norm_name = to_simplified(m.group(1), script, region) if language == "zh" else m.group(1)
+            record.cards.append(CardMention(m.group(1), m.start(1), m.end(1), url, norm_name))
         record.procedural = list(doc.user_data.get("procedural", []))
     return docs
 
@@ -531,7 +542,8 @@ def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[s
     principles: dict[int, list[Record]] = {}
     last_role: dict[int, str] = {}
     for record, doc in zip(records, docs):
-        cfg = _section_config(record.section)
+        section = record.norm_section or record.section
+        cfg = _section_config(section)
         if cfg is None:
             continue
         if record.role == "example":
@@ -543,7 +555,7 @@ def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[s
                         record.statements.append(Statement(s.info_kind, s.event, s.verdict, s.condition,
                                                            "example", principle.id))
             continue
-        ctx_key = record.section[:2]
+        ctx_key = section[:2]
         ctx = _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key))
         statements, kinds = _sentence_statements(doc, ctx, all_kinds)
         record.statements = statements
@@ -564,7 +576,7 @@ def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[s
 def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     """Page -> records with dates, card mentions, statements and procedural rules."""
     records = segment(page)
-    docs = annotate(records, page.language)
+    docs = annotate(records, page.language, page.script, page.region)
     fill_heading_dates(records)
     if page.language == "zh":
         resolve_statements(records, docs, all_kinds)

@@ -24,7 +24,7 @@ from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .errors import LoadError
 from .extract import Record
-from .normalize import match_key, to_simplified
+from .normalize import name_key, to_simplified
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
@@ -118,9 +118,9 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
         source = source_of.get(r.source_id)
         for i, c in enumerate(r.cards):
             link = cards.link(c.name)
-            norm = to_simplified(c.name, source.script, source.region) if source else c.name
+            norm = c.norm_name or (to_simplified(c.name, source.script, source.region) if source else c.name)
             rows["card_mentions"].append({
-                "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": match_key(norm),
+                "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": name_key(norm, "Hans"),
                 "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by})
         for s in r.statements:
             rows["statements"].append({
@@ -254,10 +254,10 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
             rec.date_from_heading = rec.date_from_heading or bool(from_heading)
             if fid:
                 rec.faq.append((raw, fid, url))
-        for rid, name, url in con.execute(
-                "SELECT record_id, name, url FROM card_mentions WHERE record_id IN (SELECT unnest(?)) "
+        for rid, name, url, norm_name in con.execute(
+                "SELECT record_id, name, url, norm_name FROM card_mentions WHERE record_id IN (SELECT unnest(?)) "
                 "ORDER BY record_id, ord", [ids]).fetchall():
-            records[rid].cards.append(CardMention(name, 0, 0, url))
+            records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or ""))
         for rid, kind, event, verdict, condition, basis, principle in con.execute(
                 "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id FROM statements "
                 "WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
@@ -271,3 +271,20 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
         return list(records.values())
     finally:
         con.close()
+
+
+# --------------------------------------------------------------------------- SQL helpers
+
+def _sql_name_key(name: str) -> str:
+    return name_key(name)
+
+
+def register_sql_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """Add the SQL functions of ad-hoc queries (``rulings sql``) to ``con``:
+    ``name_key(name)`` is the card-name key of :func:`pipeline.chinese.name_key`
+    (Simplified or Traditional script, full- or half-width, regional terms
+    folded), to compare with ``card_mentions.match_key``."""
+    try:
+        con.create_function("name_key", _sql_name_key)
+    except duckdb.CatalogException:
+        pass  # connections to one file in one process share the database and its functions

@@ -14,7 +14,9 @@
 
 Chinese text is converted to one canonical script and vocabulary by
 :func:`canonical_text` (OpenCC, then the regional terms of
-``schema/regional_terms.tsv``); the original text is always kept beside it.
+``schema/regional_terms.tsv``; see :mod:`pipeline.chinese`); the original
+text is always kept beside it. The script and region a Chinese page is
+really written in are settled by :func:`settle_script`.
 
 Errors: :class:`~pipeline.errors.NormalizeError` naming the source and place
 for empty or binary pages; undecodable bytes are reported as warnings with the
@@ -25,14 +27,15 @@ from __future__ import annotations
 
 import codecs
 import re
-import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Comment, NavigableString, SoupStrainer, Tag
 
+from .chinese import (LangTag, canonical_text, map_regional_terms, match_key, name_key,  # noqa: F401
+                      opencc_config, page_lang_tag, regional_terms, resolve_script_region, to_simplified)
 from .corpus import Source
+from .encoding import decode_bytes
 from .errors import NormalizeError
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
@@ -100,48 +103,23 @@ class Page:
 
 # --------------------------------------------------------------------------- decoding
 
-META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
-ENCODING_ALIASES = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "big5": "big5hkscs",
-                    "utf8": "utf-8"}
-
-
 def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tuple[str, list[str]]:
-    """Bytes -> text. Order: BOM, UTF-8 when valid, the declared charset
-    (HTTP header or ``<meta charset>``), then GB18030 and Big5 trials.
+    """Bytes -> (text, warnings): BOM, valid UTF-8, else the best of the
+    declared charset (HTTP header ``declared`` or ``<meta charset>``), GB18030
+    and Big5 (:func:`pipeline.encoding.decode_bytes`). A wrong declaration is
+    detected, not trusted; undecodable bytes are replaced and reported with
+    their byte offsets (the page is still processed).
 
-    A wrong declaration is not trusted blindly: a declaration that fails to
-    decode falls through to the next candidate. Returns the text and warnings
-    naming the byte offset of the first undecodable byte when every candidate
-    failed (that page is decoded with replacement characters, never dropped).
+    Raises NormalizeError for an empty page or one that looks binary.
     """
     if not data.strip():
         raise NormalizeError("page is empty", source_id=source_id, place="byte 0")
-    if data.startswith(codecs.BOM_UTF8):
-        return data[len(codecs.BOM_UTF8):].decode("utf-8", errors="replace"), []
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace"), []
     head = data[:4096]
-    if head.count(b"\x00") > len(head) // 10:
+    if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and head.count(b"\x00") > len(head) // 10:
         nul = head.index(b"\x00")
         raise NormalizeError("page looks binary (NUL bytes), not text", source_id=source_id, place=f"byte {nul}")
-    candidates = ["utf-8"]
-    meta = META_CHARSET.search(head)
-    for name in (declared, meta.group(1).decode("ascii", "ignore") if meta else None):
-        if name:
-            name = ENCODING_ALIASES.get(name.lower(), name.lower())
-            if name not in candidates:
-                candidates.append(name)
-    candidates += [c for c in ("gb18030", "big5hkscs") if c not in candidates]
-    first_error: UnicodeDecodeError | None = None
-    for name in candidates:
-        try:
-            return data.decode(name), []
-        except (UnicodeDecodeError, LookupError) as exc:
-            if first_error is None and isinstance(exc, UnicodeDecodeError):
-                first_error = exc
-    offset = first_error.start if first_error else 0
-    text = data.decode("utf-8", errors="replace")
-    return text, [f"{source_id}: undecodable bytes at byte {offset}; decoded as UTF-8 with replacements"]
+    decoded = decode_bytes(data, source_id, declared)
+    return decoded.text, decoded.warnings
 
 
 # --------------------------------------------------------------------------- HTML
@@ -384,84 +362,21 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None) 
         text = text.replace("\x00", "")
     page = normalize_html(text, source) if source.format == "html" else normalize_text(text, source)
     page.warnings[:0] = warnings
+    settle_script(page, text if source.format == "html" else "")
     return page
 
 
-# --------------------------------------------------------------------------- Chinese script and terms
-
-OPENCC_CONFIGS = {"TW": "tw2sp", "HK": "hk2s"}
-QUOTED_NAME = re.compile(r"「[^「」]*」")
-
-
-@lru_cache(maxsize=None)
-def _converter(config: str):
-    import opencc  # the official binding (package "opencc")
-
-    return opencc.OpenCC(f"{config}.json" if not config.endswith(".json") else config)
-
-
-def opencc_config(script: str, region: str) -> str | None:
-    """The OpenCC config for a page: None for Simplified text (never converted)."""
-    if script != "Hant":
-        return None
-    return OPENCC_CONFIGS.get(region.upper(), "t2s")
-
-
-@lru_cache(maxsize=1)
-def regional_terms() -> tuple[tuple[str, str], ...]:
-    """(variant, canonical) pairs from ``schema/regional_terms.tsv``, longest variant first."""
-    pairs = []
-    path = SCHEMA_DIR / "regional_terms.tsv"
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line_no == 1 or not line.strip() or line.startswith("#"):
-            continue
-        canonical, variant, _region = (line.split("\t") + ["", ""])[:3]
-        if variant and variant != canonical:
-            pairs.append((variant, canonical))
-    return tuple(sorted(set(pairs), key=lambda p: (-len(p[0]), p[0])))
-
-
-@lru_cache(maxsize=1)
-def _term_pattern() -> re.Pattern | None:
-    pairs = regional_terms()
-    if not pairs:
-        return None
-    return re.compile("|".join(re.escape(v) for v, _ in pairs))
-
-
-def map_regional_terms(text: str) -> str:
-    """Replace regional game terms by canonical ones, leaving 「card names」 as written."""
-    pattern = _term_pattern()
-    if pattern is None:
-        return text
-    table = dict(regional_terms())
-    out, last = [], 0
-    for m in QUOTED_NAME.finditer(text):
-        out.append(pattern.sub(lambda t: table[t.group(0)], text[last:m.start()]))
-        out.append(m.group(0))
-        last = m.end()
-    out.append(pattern.sub(lambda t: table[t.group(0)], text[last:]))
-    return "".join(out)
-
-
-def to_simplified(text: str, script: str = "Hans", region: str = "") -> str:
-    """OpenCC conversion to Simplified script only (no term mapping): card names."""
-    config = opencc_config(script, region)
-    return _converter(config).convert(text) if config else text
-
-
-def canonical_text(text: str, language: str, script: str = "Hans", region: str = "") -> str:
-    """Chinese text in Simplified script with canonical game terms; other text as is."""
-    if language != "zh":
-        return text
-    config = opencc_config(script, region)
-    if config:
-        text = _converter(config).convert(text)
-    return map_regional_terms(text)
-
-
-def match_key(text: str) -> str:
-    """A search key: NFKC (full-width -> half-width), ☆ -> ★, no spaces, lower case.
-    Used to match card names across scripts and widths; never stored as the text."""
-    text = unicodedata.normalize("NFKC", text).replace("☆", "★").replace("・", "·")
-    return re.sub(r"\s+", "", text).lower()
+def settle_script(page: Page, html: str = "") -> None:
+    """Set ``page.script`` and ``page.region`` of a Chinese page to what its
+    text is written in: the manifest's declaration, else the page's own
+    ``lang`` (from ``html``), checked against the characters of its blocks
+    (:func:`pipeline.chinese.resolve_script_region`). A page without a
+    language in the manifest takes the one its ``lang`` declares."""
+    tag = page_lang_tag(html) if html else LangTag()
+    if not page.language and tag.language:
+        page.language = tag.language
+    if page.language != "zh":
+        return
+    content = "\n".join(line.text for block in page.blocks for line in block.lines)
+    page.script, page.region, warnings = resolve_script_region(content, page.script, page.region, tag, page.source_id)
+    page.warnings.extend(warnings)

@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS card_mentions (
     ord          INTEGER,
     name         VARCHAR,               -- as quoted in 「」
     norm_name    VARCHAR,               -- Simplified script
-    match_key    VARCHAR,               -- width/case-folded key for search
+    match_key    VARCHAR,               -- search key: name_key() of the name (script, width, case, terms folded)
     url          VARCHAR,
     passcode     INTEGER,               -- NULL when not linked
     name_en      VARCHAR,

@@ -1,0 +1,366 @@
+"""Chinese script and game vocabulary: Simplified and Traditional pages to one canonical text.
+
+Rulings are published in Simplified script (mainland community sites) and in
+Traditional script (Taiwan and Hong Kong, following Konami Asia's official
+translations). Everything downstream (statement extraction, record ids, the
+rules table, search keys) works on one canonical form: Simplified script with
+the mainland community's game terms (``S召唤``, ``卡组``, ``手卡``, ``盖放``).
+
+* **Script and region** of a page (:func:`resolve_script_region`): declared by
+  the manifest or by the page itself (``<html lang="zh-Hant-TW">``, a
+  ``content-language`` meta tag), checked against a character statistic
+  (:func:`script_counts`: Traditional-only vs Simplified-only characters). A
+  declaration the text clearly contradicts is not trusted, so text that is
+  already Simplified is never run through OpenCC.
+* **Script conversion** with OpenCC: ``tw2sp`` for Taiwan text, ``hk2s`` for
+  Hong Kong, ``t2s`` otherwise (:func:`opencc_config`). Card names in 「」 are
+  converted character by character (``tw2s`` / ``hk2s`` / ``t2s``): the phrase
+  tables of ``tw2sp`` rewrite computing words that are also card-name words
+  (``宣告`` -> ``声明``, ``装置`` -> ``设备``). Known OpenCC traps are corrected
+  from ``schema/opencc_fixes.tsv``.
+* **Regional game terms** (:func:`map_regional_terms`) from
+  ``schema/regional_terms.tsv``: one row per canonical term, its variants per
+  region. Card names in 「」 are not terms and stay as written.
+* **Keys** for matching and search: :func:`match_key` (width folding, ``☆`` ->
+  ``★``, one middle dot, one dash) and :func:`name_key` (any script ->
+  Simplified, regional terms folded, then :func:`match_key`). Keys are never
+  stored as the text.
+
+Every function here is pure; the OpenCC converters and the two tables are
+loaded once and cached.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+
+REGIONS = ("CN", "TW", "HK")
+REGION_ALIASES = {"MO": "HK", "SG": "CN", "MY": "CN"}
+PHRASE_CONFIGS = {"TW": "tw2sp", "HK": "hk2s"}  # running text; t2s otherwise
+NAME_CONFIGS = {"TW": "tw2s", "HK": "hk2s"}  # card names: characters only; t2s otherwise
+QUOTED_NAME = re.compile(r"「[^「」]*」")
+
+# A clear majority: the text's own script wins over a declaration only when
+# it has this many script-specific characters and this share of them.
+MIN_EVIDENCE = 20
+MIN_SHARE = 0.8
+
+
+# --------------------------------------------------------------------------- OpenCC
+
+@lru_cache(maxsize=None)
+def _converter(config: str):
+    import opencc  # the official binding (package "opencc")
+
+    return opencc.OpenCC(f"{config}.json")
+
+
+def opencc_config(script: str, region: str) -> str | None:
+    """The OpenCC config for running text: ``tw2sp`` (TW), ``hk2s`` (HK or
+    MO), ``t2s`` (other Traditional); None for Simplified text (never converted)."""
+    if script != "Hant":
+        return None
+    return PHRASE_CONFIGS.get(_region(region), "t2s")
+
+
+def name_config(script: str, region: str) -> str | None:
+    """The OpenCC config for card names: characters and regional variants, no phrases."""
+    if script != "Hant":
+        return None
+    return NAME_CONFIGS.get(_region(region), "t2s")
+
+
+def _region(region: str) -> str:
+    region = (region or "").upper()
+    return REGION_ALIASES.get(region, region)
+
+
+@lru_cache(maxsize=1)
+def opencc_fixes() -> dict[str, tuple[tuple[str, str], ...]]:
+    """``schema/opencc_fixes.tsv`` as ``{config: ((written, simplified), ...)}``,
+    longest written form first. Columns: ``configs`` (comma-separated),
+    ``written`` (as on the page), ``simplified`` (what it must become), ``why``."""
+    fixes: dict[str, dict[str, str]] = {}
+    for row in _tsv_rows("opencc_fixes.tsv"):
+        for config in row["configs"].split(","):
+            fixes.setdefault(config.strip(), {})[row["written"]] = row["simplified"]
+    return {c: tuple(sorted(pairs.items(), key=lambda p: (-len(p[0]), p[0]))) for c, pairs in fixes.items()}
+
+
+@lru_cache(maxsize=None)
+def _fix_pattern(config: str) -> re.Pattern | None:
+    pairs = opencc_fixes().get(config, ())
+    return re.compile("|".join(re.escape(w) for w, _ in pairs)) if pairs else None
+
+
+def convert(text: str, config: str) -> str:
+    """``text`` through OpenCC ``config``, with the corrections of
+    ``schema/opencc_fixes.tsv`` for that config (a corrected phrase is not
+    handed to OpenCC at all)."""
+    pattern = _fix_pattern(config)
+    converter = _converter(config)
+    if pattern is None:
+        return converter.convert(text)
+    table = dict(opencc_fixes()[config])
+    out, last = [], 0
+    for m in pattern.finditer(text):
+        if m.start() > last:
+            out.append(converter.convert(text[last:m.start()]))
+        out.append(table[m.group(0)])
+        last = m.end()
+    if last < len(text):
+        out.append(converter.convert(text[last:]))
+    return "".join(out)
+
+
+def to_simplified(text: str, script: str = "Hans", region: str = "") -> str:
+    """Card names (and other names) in Simplified script: character conversion
+    only, no term mapping. Simplified text is returned as is."""
+    config = name_config(script, region)
+    return convert(text, config) if config else text
+
+
+def _to_simplified_running(text: str, script: str, region: str) -> str:
+    """Running text with its 「card names」: phrases outside the quotes,
+    characters only inside them."""
+    config = opencc_config(script, region)
+    if not config:
+        return text
+    names = name_config(script, region)
+    out, last = [], 0
+    for m in QUOTED_NAME.finditer(text):
+        if m.start() > last:
+            out.append(convert(text[last:m.start()], config))
+        out.append(convert(m.group(0), names))
+        last = m.end()
+    if last < len(text):
+        out.append(convert(text[last:], config))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- regional terms
+
+def _tsv_rows(name: str) -> list[dict[str, str]]:
+    """Rows of a schema TSV (first non-comment line is the header; ``#`` lines are comments)."""
+    lines = [l for l in (SCHEMA_DIR / name).read_text(encoding="utf-8").splitlines()
+             if l.strip() and not l.startswith("#")]
+    header = lines[0].split("\t")
+    return [dict(zip(header, (l.split("\t") + [""] * len(header))[:len(header)])) for l in lines[1:]]
+
+
+@lru_cache(maxsize=1)
+def regional_term_table() -> tuple[tuple[str, dict[str, tuple[str, ...]]], ...]:
+    """``schema/regional_terms.tsv``: ``(canonical, {region: variants})`` per row,
+    variants as written in that region's script (``|``-separated in the file)."""
+    table = []
+    for row in _tsv_rows("regional_terms.tsv"):
+        variants = {r: tuple(v.strip() for v in row.get(r, "").split("|") if v.strip()) for r in REGIONS}
+        table.append((row["canonical"], variants))
+    return tuple(table)
+
+
+def _term_regions(script: str, region: str) -> tuple[str, ...]:
+    """Whose variants a page may use: mainland variants always; a Traditional
+    page also those of its region, or of every Traditional region when unknown."""
+    if script != "Hant":
+        return ("CN",)
+    region = _region(region)
+    return ("CN", region) if region in ("TW", "HK") else ("CN", "TW", "HK")
+
+
+@lru_cache(maxsize=None)
+def regional_terms(script: str = "Hans", region: str = "") -> tuple[tuple[str, str], ...]:
+    """``(variant, canonical)`` pairs for a page of ``script`` and ``region``,
+    longest variant first. Variants are converted with the page's own OpenCC
+    config so they look exactly like the converted text (``連結`` becomes
+    ``链接`` under tw2sp, ``连结`` under t2s)."""
+    pairs = {}
+    for canonical, variants in regional_term_table():
+        for term_region in _term_regions(script, region):
+            for variant in variants[term_region]:
+                if term_region != "CN":
+                    variant = _to_simplified_running(variant, "Hant", region)
+                if variant != canonical:
+                    pairs[variant] = canonical
+    return tuple(sorted(pairs.items(), key=lambda p: (-len(p[0]), p[0])))
+
+
+@lru_cache(maxsize=None)
+def _term_matcher(script: str, region: str) -> tuple[re.Pattern | None, dict[str, str]]:
+    pairs = regional_terms(script, region)
+    return (re.compile("|".join(re.escape(v) for v, _ in pairs)) if pairs else None), dict(pairs)
+
+
+def map_regional_terms(text: str, script: str = "Hans", region: str = "") -> str:
+    """Replace regional game terms by canonical ones, leaving 「card names」 as written."""
+    pattern, table = _term_matcher(script, region)
+    if pattern is None:
+        return text
+    sub = lambda s: pattern.sub(lambda t: table[t.group(0)], s)  # noqa: E731
+    out, last = [], 0
+    for m in QUOTED_NAME.finditer(text):
+        out.append(sub(text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(sub(text[last:]))
+    return "".join(out)
+
+
+def canonical_text(text: str, language: str, script: str = "Hans", region: str = "") -> str:
+    """Chinese text in Simplified script with canonical game terms; other text as is."""
+    if language != "zh":
+        return text
+    return map_regional_terms(_to_simplified_running(text, script, region), script, region)
+
+
+# --------------------------------------------------------------------------- script and region
+
+def _is_han(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf"
+
+
+@lru_cache(maxsize=None)
+def _char_script(ch: str) -> str:
+    """``T`` for a character only Traditional text uses (in Big5, not in
+    GB2312: 發, 們, 彌), ``S`` for one only Simplified text uses (in GB2312,
+    not in Big5: 发, 们, 弥), ``""`` for shared ones (后, 里, 只, 著, 台)."""
+    in_big5, in_gb = _encodable(ch, "big5"), _encodable(ch, "gb2312")
+    if in_big5 and not in_gb:
+        return "T"
+    if in_gb and not in_big5:
+        return "S"
+    return ""
+
+
+def _encodable(ch: str, encoding: str) -> bool:
+    try:
+        ch.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def script_counts(text: str) -> tuple[int, int]:
+    """(Traditional-only, Simplified-only) Han characters in ``text``."""
+    trad = simp = 0
+    for ch in text:
+        if _is_han(ch):
+            kind = _char_script(ch)
+            trad += kind == "T"
+            simp += kind == "S"
+    return trad, simp
+
+
+def detect_script(text: str, min_evidence: int = 1) -> str:
+    """``Hant`` or ``Hans`` by the majority of script-specific characters, or
+    ``""`` when there are fewer than ``min_evidence`` of them or a tie."""
+    trad, simp = script_counts(text)
+    if trad + simp < min_evidence or trad == simp:
+        return ""
+    return "Hant" if trad > simp else "Hans"
+
+
+LANG_TAGS = (
+    re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)", re.I),
+    re.compile(r"<meta\b[^>]*?http-equiv\s*=\s*[\"']?content-language[\"']?[^>]*?content\s*=\s*[\"']?"
+               r"([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)", re.I),
+    re.compile(r"<meta\b[^>]*?content\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)[\"']?[^>]*?"
+               r"http-equiv\s*=\s*[\"']?content-language", re.I),
+)
+
+
+@dataclass(frozen=True)
+class LangTag:
+    """What a BCP 47 tag such as ``zh-Hant-TW`` says: language, script, region."""
+
+    language: str = ""
+    script: str = ""
+    region: str = ""
+
+
+def parse_lang_tag(tag: str) -> LangTag:
+    """``zh-TW`` -> (zh, Hant, TW); ``zh-Hans`` -> (zh, Hans, ''); ``zh-MO`` ->
+    (zh, Hant, HK). A region implies the script it writes in."""
+    parts = re.split(r"[-_]", tag.strip())
+    language = parts[0].lower() if parts else ""
+    script = next((p.title() for p in parts[1:] if len(p) == 4 and p.isalpha()), "")
+    raw_region = next((p.upper() for p in parts[1:] if len(p) == 2 and p.isalpha()), "")
+    region = _region(raw_region)
+    if not script and language == "zh" and raw_region:
+        script = "Hant" if region in ("TW", "HK") else "Hans" if region == "CN" else ""
+    return LangTag(language, script, region if region in REGIONS else "")
+
+
+def page_lang_tag(html: str) -> LangTag:
+    """The language a page declares (``<html lang>``, then a content-language
+    meta tag), read from its first 8 KB; empty when it declares none."""
+    head = html[:8192]
+    for pattern in LANG_TAGS:
+        m = pattern.search(head)
+        if m:
+            return parse_lang_tag(m.group(1))
+    return LangTag()
+
+
+def resolve_script_region(text: str, declared_script: str = "", declared_region: str = "",
+                          tag: LangTag = LangTag(), source_id: str = "") -> tuple[str, str, list[str]]:
+    """(script, region, warnings) of a Chinese page.
+
+    The manifest's declaration comes first, then the page's own ``tag``, then
+    the character statistic of ``text``. A declared script that the text
+    clearly contradicts (at least ``MIN_EVIDENCE`` script-specific characters,
+    ``MIN_SHARE`` of them of the other script) is overruled with a warning:
+    Simplified text is never converted, Traditional text always is.
+    """
+    warnings: list[str] = []
+    declared = declared_script if declared_script in ("Hans", "Hant") else tag.script
+    region = _region(declared_region or tag.region)
+    trad, simp = script_counts(text)
+    evidence = trad + simp
+    clear = ""
+    if evidence >= MIN_EVIDENCE and max(trad, simp) >= MIN_SHARE * evidence:
+        clear = "Hant" if trad > simp else "Hans"
+    if declared in ("Hans", "Hant"):
+        script = declared
+        if clear and clear != declared:
+            warnings.append(f"{source_id}: declared script {declared} but the text is {clear} "
+                            f"({trad} Traditional-only, {simp} Simplified-only characters); treated as {clear}")
+            script = clear
+            region = tag.region if tag.script == clear else ""
+    else:
+        script = detect_script(text) or "Hans"
+    if script == "Hans" and region in ("TW", "HK"):
+        region = ""
+    return script, region, warnings
+
+
+# --------------------------------------------------------------------------- keys
+
+DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
+MIDDLE_DOTS = re.compile("[\u00b7\u2027\u2219\u22c5\u30fb\uff65\u2022]")
+
+
+def match_key(text: str) -> str:
+    """A search key: NFKC (full-width -> half-width: ``（）`` -> ``()``,
+    ``－`` -> ``-``), ``☆`` -> ``★``, one middle dot, one dash, no spaces,
+    lower case. Used to match names across widths; never stored as the text."""
+    text = unicodedata.normalize("NFKC", text).replace("☆", "★")
+    text = MIDDLE_DOTS.sub("·", DASHES.sub("-", text))
+    return re.sub(r"\s+", "", text).lower()
+
+
+def name_key(text: str, script: str = "", region: str = "") -> str:
+    """A card-name key for linking and search: the name in Simplified script
+    (converted when it has a Traditional-only character, unless ``script``
+    is given: a name in Simplified script is never converted), regional game
+    terms of every region folded (``死之牌組破壞病毒`` and ``死之卡组破坏病毒``
+    share a key), then :func:`match_key`. Never stored as the name."""
+    if not script:
+        script = "Hant" if script_counts(text)[0] else "Hans"
+    return match_key(map_regional_terms(to_simplified(text, script, region), "Hant", ""))

@@ -1,0 +1,144 @@
+"""Page bytes -> text, for the encodings real Chinese pages use.
+
+UTF-8 (with or without a BOM), Big5 (Taiwan; read as Windows cp950, which
+has the circled numbers ①② of effect references where Big5-HKSCS has kana,
+or as Big5-HKSCS for Hong Kong characters cp950 lacks), GBK / GB2312
+(mainland; read as GB18030, their superset), declared in an HTTP header, a
+``<meta charset>`` (or ``http-equiv``) tag, or not at all. Declarations are not trusted blindly: GB18030 accepts almost any
+byte sequence, so Big5 bytes read as GB18030 give plausible-looking nonsense
+without a single error. Every candidate is therefore scored with
+charset-normalizer's mess detector (plus its share of undecodable bytes) and
+the best one wins; near-ties go to a declared encoding.
+
+Undecodable bytes never stop a page: the best candidate decodes it with
+U+FFFD replacement characters and a warning names the source, the encoding
+and the byte offsets.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+from charset_normalizer.md import mess_ratio
+
+META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
+# Read every declared name as the superset real pages need.
+ENCODING_ALIASES = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030",
+                    "euc-cn": "gb18030", "big5": "cp950", "x-x-big5": "cp950", "big5-hkscs": "big5hkscs",
+                    "utf8": "utf-8"}
+FALLBACKS = ("gb18030", "cp950", "big5hkscs")
+# Scores this close count as a tie (wrong CJK decodings score about 1).
+MARGIN = 0.05
+# An undecodable byte weighs like this much mess per byte of the page.
+ERROR_WEIGHT = 100
+MAX_OFFSETS_REPORTED = 5
+
+
+@dataclass
+class Decoded:
+    """The text of a page, the encoding it was read with, and warnings."""
+
+    text: str
+    encoding: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def encoding_name(name: str | None) -> str | None:
+    """A declared charset label -> the Python codec to read it with (the
+    superset for GB2312/GBK and Big5), or None when there is no such codec."""
+    if not name:
+        return None
+    label = name.strip().strip("\"'").lower()
+    try:
+        return codecs.lookup(ENCODING_ALIASES.get(label, label)).name
+    except LookupError:
+        return None
+
+
+def declared_charset(data: bytes) -> str | None:
+    """The charset a page declares in its first 4 KB (``<meta charset>`` or
+    ``<meta http-equiv="Content-Type" content="...; charset=...">``)."""
+    m = META_CHARSET.search(data[:4096])
+    return m.group(1).decode("ascii", "ignore") if m else None
+
+
+# One error handler, registered once, that records where decoding failed
+# (module state: pages are decoded one at a time).
+_bad_offsets: list[int] = []
+
+
+def _record_bad_bytes(exc: UnicodeDecodeError) -> tuple[str, int]:
+    _bad_offsets.append(exc.start)
+    return "\ufffd", exc.end
+
+
+codecs.register_error("rulings-record", _record_bad_bytes)
+
+
+def _decode(data: bytes, encoding: str) -> tuple[str, list[int]]:
+    """``data`` decoded with replacement characters, and the byte offsets replaced."""
+    _bad_offsets.clear()
+    text = data.decode(encoding, errors="rulings-record")
+    offsets = list(_bad_offsets)
+    _bad_offsets.clear()
+    return text, offsets
+
+
+def _clean_in(scored: list[tuple], encoding: str) -> bool:
+    return any(name == encoding and not offsets for _, name, _, offsets in scored)
+
+
+def _offsets_warning(source_id: str, encoding: str, offsets: list[int]) -> str:
+    shown = ", ".join(map(str, offsets[:MAX_OFFSETS_REPORTED])) + (", ..." if len(offsets) > MAX_OFFSETS_REPORTED else "")
+    return (f"{source_id}: {len(offsets)} undecodable byte sequence(s) read as {encoding} at byte {shown}; "
+            f"replaced with U+FFFD")
+
+
+def decode_bytes(data: bytes, source_id: str, declared: str | None = None) -> Decoded:
+    """Bytes -> :class:`Decoded`.
+
+    Order: a BOM (UTF-8, UTF-16); valid UTF-8; else every candidate (the
+    declared encodings: ``declared``, e.g. from an HTTP header, then
+    ``<meta charset>``; UTF-8; GB18030, cp950, Big5-HKSCS) is scored by its
+    mess ratio plus its share of undecodable bytes; the first candidate within
+    ``MARGIN`` of the best is used, so a declared encoding wins unless another
+    is clearly better. Warnings name a declaration the bytes contradict and
+    the byte offsets of undecodable bytes (replaced with U+FFFD).
+    """
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                          (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            text, offsets = _decode(data[len(bom):], encoding)
+            return Decoded(text, encoding, [_offsets_warning(source_id, encoding, [o + len(bom) for o in offsets])]
+                           if offsets else [])
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        pass
+    warnings: list[str] = []
+    declared_names: dict[str, str] = {}  # codec -> label as declared
+    for label in (declared, declared_charset(data)):
+        name = encoding_name(label)
+        if label and not name:
+            warnings.append(f"{source_id}: declared charset {label!r} is unknown; ignored")
+        elif name:
+            declared_names.setdefault(name, label)
+    candidates = list(dict.fromkeys(list(declared_names) + ["utf-8"] + list(FALLBACKS)))
+    scored = []
+    for encoding in candidates:
+        if encoding == "big5hkscs" and encoding not in declared_names and _clean_in(scored, "cp950"):
+            continue  # same bytes as cp950 but ①② read as kana: only for Hong Kong characters cp950 lacks
+        text, offsets = _decode(data, encoding)
+        score = mess_ratio(text, 1.0) + ERROR_WEIGHT * len(offsets) / len(data)
+        scored.append((score, encoding, text, offsets))
+    # Near-ties go to the earlier candidate: a declared encoding, then UTF-8, GB18030, cp950.
+    best = min(score for score, *_ in scored)
+    _, encoding, text, offsets = next(c for c in scored if c[0] <= best + MARGIN)
+    if declared_names and encoding not in declared_names:
+        label = next(iter(declared_names.values()))
+        warnings.append(f"{source_id}: declared charset {label} does not fit the bytes; read as {encoding}")
+    if offsets:
+        warnings.append(_offsets_warning(source_id, encoding, offsets))
+    return Decoded(text, encoding, warnings)
