@@ -369,10 +369,10 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
 @DB_OPTION
 @ENGINE_OPTION
 @click.option("--wait", is_flag=True, help="Wait for a running refresh to end instead of exiting with an error.")
-@click.option("--rate-limit", type=float, default=1.0, show_default=True,
+@click.option("--rate-limit", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Requests per second per host (0: no limit); a robots.txt Crawl-delay can only slow it down.")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds to wait for a server.")
-@click.option("--retries", type=int, default=3, show_default=True,
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True, help="Seconds to wait for a server.")
+@click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True,
               help="Retries after timeouts, connection errors, 429 and 5xx (exponential backoff, Retry-After honoured).")
 @click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
               help="Refuse pages larger than this.")

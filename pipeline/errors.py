@@ -59,7 +59,7 @@ class FetchError(RulingsError):
 
 
 class RefreshError(RulingsError):
-    """A refresh cannot run (another one holds the lock, nothing to fetch)."""
+    """A refresh cannot start: another one holds the lock."""
 
     stage = "refresh"
     retryable = True

@@ -253,6 +253,15 @@ def test_first_refresh_builds_then_fetches_every_fetchable_source(first, site):
     assert hashlib.sha256(stored.read_bytes()).hexdigest() == digest
 
 
+def test_a_record_keeps_both_faq_ids_of_a_repeated_date(first):
+    """``14/3/21 14/3/21`` links two FAQ entries; both are stored, so the record
+    read back equals the extracted one and an unchanged page diffs empty."""
+    _, env, _ = first
+    assert env.sql("""SELECT d.raw, d.faq_id FROM record_dates d JOIN records r USING (record_id)
+                      WHERE r.text LIKE '这之后被一时除外的场合%' AND r.source_id = ? ORDER BY d.ord""",
+                   [FACE_DOWN]) == [("14/3/21", "6403"), ("14/3/21", "8802")]
+
+
 def test_second_refresh_gets_304_and_extracts_nothing(env, site):
     engine_before = env.engine.read_bytes()
     rules_before = env.rules()
