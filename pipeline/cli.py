@@ -19,8 +19,7 @@ import duckdb
 
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES
 from .errors import RulingsError, UsageError
-from .load import register_sql_functions
-from .run import DEFAULT_DB, DEFAULT_ENGINE, build as run_build
+from .paths import DEFAULT_DB, DEFAULT_ENGINE  # not .run: it imports spaCy, which most commands never need
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
                          show_default=True, help="DuckDB database written by `rulings build`.")
@@ -84,6 +83,8 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     def progress(source_id: str) -> None:
         if not as_json:
             click.echo(f"  processing {source_id}", err=True)
+
+    from .run import build as run_build
 
     try:
         result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes)
@@ -203,6 +204,8 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     (and either width), to compare with card_mentions.match_key.
     """
     con = _connect(db_path, read_only=not write)
+    from .load import register_sql_functions  # imported here: it needs OpenCC, other commands do not
+
     register_sql_functions(con)
     try:
         rel = con.sql(query)
@@ -361,6 +364,125 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
                 click.echo("  " + ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "")))
         else:
             click.echo(f"{key}: {value}")
+
+
+# --------------------------------------------------------------------------- refresh
+
+@main.command()
+@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=BUNDLED_CORPUS,
+              show_default=True, help="Corpus folder: manifest.tsv, pages, and the snapshot store snapshots/.")
+@click.option("--source", "source_ids", multiple=True, metavar="ID",
+              help="Fetch only this source (repeatable). Default: every source whose manifest fetch is yes.")
+@DB_OPTION
+@ENGINE_OPTION
+@click.option("--wait", is_flag=True, help="Wait for a running refresh to end instead of exiting with an error.")
+@click.option("--rate-limit", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Requests per second per host (0: no limit); a robots.txt Crawl-delay can only slow it down.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True, help="Seconds to wait for a server.")
+@click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Retries after timeouts, connection errors, 429 and 5xx (exponential backoff, Retry-After honoured).")
+@click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+              help="Refuse pages larger than this.")
+@click.option("--max-shrink", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Refuse a changed page that lost more than this share of its rulings (a markup change?).")
+@click.option("--user-agent", envvar="RULINGS_USER_AGENT", default=None,
+              help="User-Agent header (env RULINGS_USER_AGENT); default names rulings and its version. "
+                   "Add a contact address when you run it on a schedule.")
+@JSON_OPTION
+def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine_path: Path, wait: bool,
+            rate_limit: float, timeout: float, retries: int, max_page_bytes: int, max_shrink: float,
+            user_agent: str | None, as_json: bool) -> None:
+    """Fetch the sources from their URLs; re-process only the pages that changed.
+
+    \b
+    Each fetched page is kept as a snapshot (content hash, fetch time, HTTP
+    status, ETag/Last-Modified) in the corpus's snapshots/ folder and in the
+    database. A 304 or an unchanged hash costs nothing more; a changed page is
+    normalized and extracted again, its vanished rulings are retired (never
+    deleted), and the rules and engine are recompiled only if a ruling
+    changed. A source that fails (timeout, HTTP error, malformed page) is
+    recorded and skipped: its last good snapshot stays in force. Exit code 1
+    if any source failed or another refresh holds the lock.
+
+    \b
+    Example (cron, daily at 04:17):
+      17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
+    """
+    from .fetch import FetchConfig
+    from .refresh import refresh as run_refresh
+
+    config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
+                         **({"user_agent": user_agent} if user_agent else {}))
+
+    def progress(source_id: str) -> None:
+        if not as_json:
+            click.echo(f"  fetching {source_id}", err=True)
+
+    try:
+        result = run_refresh(corpus_dir, db_path, engine_path, list(source_ids) or None, config, wait=wait,
+                             progress=progress, max_shrink=max_shrink)
+    except UsageError as exc:
+        _fail(str(exc), 2)
+    except RulingsError as exc:
+        _fail(str(exc))
+    if as_json:
+        _echo_json(result.summary())
+    else:
+        _print_refresh(result)
+    if result.failed:
+        sys.exit(1)
+
+
+def _print_refresh(result) -> None:
+    s = result.summary()
+    click.echo(f"run {s['run_id']} refresh {s['started_at']} .. {s['ended_at']}: {s['tried']} tried, "
+               f"{s['unchanged']} unchanged, {s['changed']} changed, {s['failed']} failed")
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for o in result.outcomes:
+        reason = o.reason
+        if o.outcome == "changed":
+            reason += f": {o.added} added, {o.changed} changed, {o.retired} retired"
+        click.echo(f"  {o.outcome:<9} {o.source_id:<40} {reason}")
+    rules = "recompiled" if result.recompiled else "unchanged"
+    click.echo(f"rules      {rules} (rules hash {result.rules_hash[:12]})")
+    click.echo(f"engine     {result.engine_path}{' (written)' if result.engine_written else ''}")
+    click.echo(f"database   {result.db_path}")
+
+
+# --------------------------------------------------------------------------- changes
+
+@main.command()
+@click.option("--since", type=int, default=None, metavar="RUN",
+              help="List what the runs after RUN changed (default: the latest run's changes; 0: all).")
+@DB_OPTION
+@JSON_OPTION
+def changes(since: int | None, db_path: Path, as_json: bool) -> None:
+    """List the rulings that refreshes added, changed and retired.
+
+    \b
+    added:   a new ruling (or one back on its page); first_seen_run is the run
+    changed: same ruling, other status, dates, cards or statements
+    retired: gone from its page; kept in the database with retired_run
+    See every run with: rulings sql "SELECT * FROM runs ORDER BY run_id"
+    """
+    from .refresh import list_changes
+
+    _connect(db_path).close()  # a clear error when there is no database
+    since, rows = list_changes(db_path, since)
+    if as_json:
+        _echo_json({"since": since, "changes": rows})
+        return
+    run = None
+    for row in rows:
+        if row["run_id"] != run:
+            run = row["run_id"]
+            click.echo(f"run {run} ({row['started_at']})")
+        section = f" [{row['section_path']}]" if row["section_path"] else ""
+        click.echo(f"  {row['change']:<8} {row['record_id']} {row['source_id']}{section}")
+        click.echo(f"      {row['text']}")
+    counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "changed", "retired")}
+    click.echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
 
 
 if __name__ == "__main__":  # pragma: no cover

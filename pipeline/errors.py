@@ -58,6 +58,13 @@ class FetchError(RulingsError):
     retryable = True
 
 
+class RefreshError(RulingsError):
+    """A refresh cannot start: another one holds the lock."""
+
+    stage = "refresh"
+    retryable = True
+
+
 class ScenarioError(RulingsError):
     """A scenario is malformed; ``place`` names the scenario id and field."""
 

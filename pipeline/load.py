@@ -43,6 +43,7 @@ COLUMNS: dict[str, dict[str, str]] = {
                 "section_path": "VARCHAR", "role": "VARCHAR", "channel": "VARCHAR", "status": "VARCHAR",
                 "text": "VARCHAR", "norm_text": "VARCHAR", "snapshot_hash": "VARCHAR",
                 "first_seen_run": "INTEGER", "retired_run": "INTEGER"},
+    "record_changes": {"run_id": "INTEGER", "record_id": "VARCHAR", "source_id": "VARCHAR", "change": "VARCHAR"},
     "record_dates": {"record_id": "VARCHAR", "ord": "INTEGER", "raw": "VARCHAR", "date": "DATE",
                      "valid": "BOOLEAN", "reason": "VARCHAR", "from_heading": "BOOLEAN", "faq_id": "VARCHAR",
                      "faq_url": "VARCHAR"},
@@ -109,9 +110,11 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
             "section_path": " / ".join(r.section), "role": r.role, "channel": r.channel or None,
             "status": r.status, "text": r.text, "norm_text": r.norm, "snapshot_hash": snapshot_of.get(r.source_id),
             "first_seen_run": run_id, "retired_run": None})
-        faq = {raw: (fid, url) for raw, fid, url in r.faq}
+        faq: dict[str, list[tuple[str, str]]] = {}  # the same date may link two FAQ entries: keep both, in order
+        for raw, fid, url in r.faq:
+            faq.setdefault(raw, []).append((fid, url))
         for i, d in enumerate(r.dates):
-            fid, url = faq.get(d.raw, (None, None))
+            fid, url = faq[d.raw].pop(0) if faq.get(d.raw) else (None, None)
             rows["record_dates"].append({
                 "record_id": r.id, "ord": i, "raw": d.raw, "date": d.iso, "valid": d.valid,
                 "reason": d.reason or None, "from_heading": d.start < 0, "faq_id": fid, "faq_url": url})
@@ -139,6 +142,12 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
                                 for p in data.procedural]
     rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
     return rows
+
+
+def table_rows(data: BuildData) -> dict[str, list[dict]]:
+    """The rows ``data`` gives each table, keyed by table name (columns of
+    :data:`COLUMNS`); used by a refresh to write only what changed."""
+    return _rows(data)
 
 
 # --------------------------------------------------------------------------- writing

@@ -21,10 +21,8 @@ from .extract import Record, extract
 from .generate import engine_tables, render, rules_hash, write_engine
 from .load import BuildData, SnapshotInfo, now_iso, read_records, read_snapshot_infos, write_database
 from .normalize import normalize
+from .paths import DEFAULT_DB, DEFAULT_ENGINE, PROJECT_ROOT  # noqa: F401 (re-exported)
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DB = PROJECT_ROOT / "build" / "rulings.duckdb"
-DEFAULT_ENGINE = PROJECT_ROOT / "engine" / "ocg_rules.py"
 STAGES = ("normalize", "extract", "compile", "load", "generate")
 
 

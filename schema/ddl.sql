@@ -55,6 +55,16 @@ CREATE TABLE IF NOT EXISTS records (
     retired_run    INTEGER              -- NULL while the ruling is on its page
 );
 
+-- What each refresh did to the records (pipeline/refresh.py); a build starts
+-- the history afresh. change: added (new or back on its page), changed (same
+-- id, other status, dates, cards or statements), retired (gone from its page).
+CREATE TABLE IF NOT EXISTS record_changes (
+    run_id     INTEGER,
+    record_id  VARCHAR,
+    source_id  VARCHAR,
+    change     VARCHAR
+);
+
 CREATE TABLE IF NOT EXISTS record_dates (
     record_id    VARCHAR,
     ord          INTEGER,

@@ -1,0 +1,353 @@
+"""Stage 0, fetch: a source's URL -> the page's bytes, politely.
+
+:class:`Fetcher` wraps one httpx client for a whole refresh:
+
+* a descriptive User-Agent naming the project (``FetchConfig.user_agent``);
+* conditional requests: the ETag and Last-Modified of the snapshot in force
+  go out as ``If-None-Match`` / ``If-Modified-Since``; a 304 is "not modified";
+* timeouts (``timeout`` seconds for connect, read, write and pool);
+* retries with exponential backoff (tenacity) on timeouts, connection
+  errors, truncated bodies and HTTP 408/425/429/5xx, honouring
+  ``Retry-After`` (seconds or an HTTP date); a ``Retry-After`` longer than
+  ``max_retry_after`` fails the source at once instead of blocking the run;
+* a per-host rate limit (``rate_limit`` requests per second, raised to the
+  site's robots.txt ``Crawl-delay``), applied to every request including
+  redirects and robots.txt itself;
+* robots.txt (urllib.robotparser, RFC 9309 reading: a 4xx robots.txt allows
+  everything, an unreachable one disallows everything);
+* a maximum page size, checked against ``Content-Length`` and again while
+  the body streams in (decoded bytes, so a compression bomb stops early too).
+
+MediaWiki sites (hosts listed in ``schema/mediawiki_sites.json`` or in
+``FetchConfig.mediawiki_apis``) are fetched through the API
+(``action=parse``, ``formatversion=2``) rather than by scraping the skin; the
+parsed HTML is wrapped in a minimal UTF-8 document and is the page.
+
+Every failure raises :class:`~pipeline.errors.FetchError` naming the source
+id and the URL, with a reason a person can act on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import html
+import json
+import time
+import urllib.robotparser
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Mapping
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import httpx
+import tenacity
+
+from . import __version__
+from .corpus import DEFAULT_MAX_PAGE_BYTES, Source
+from .errors import FetchError
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+DEFAULT_USER_AGENT = (f"rulings/{__version__} (Yu-Gi-Oh! OCG rulings corpus pipeline; scheduled refresh; "
+                      f"python-httpx/{httpx.__version__})")
+RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+ROBOTS_MAX_BYTES = 512 * 1024  # RFC 9309: parse at least 500 KiB
+RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+@lru_cache(maxsize=1)
+def default_mediawiki_apis() -> dict[str, str]:
+    """``schema/mediawiki_sites.json``: host (``*.`` wildcards allowed) -> API URL
+    (``{host}`` is replaced by the page's host)."""
+    data = json.loads((SCHEMA_DIR / "mediawiki_sites.json").read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+@dataclass(frozen=True)
+class FetchConfig:
+    """How to fetch. Times are seconds; ``rate_limit`` is requests per second
+    per host (0: no limit); ``retries`` counts attempts after the first."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout: float = 30.0
+    retries: int = 3
+    backoff: float = 2.0
+    backoff_max: float = 60.0
+    max_retry_after: float = 300.0
+    rate_limit: float = 1.0
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
+    respect_robots: bool = True
+    mediawiki_apis: Mapping[str, str] = field(default_factory=default_mediawiki_apis)
+    sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """One fetched page: ``status`` 200 with ``data``, or 304 with ``data`` None."""
+
+    source_id: str
+    url: str  # the URL requested (the API URL for a MediaWiki page)
+    status: int
+    data: bytes | None
+    etag: str | None
+    last_modified: str | None
+    attempts: int
+    fetched_at: str = ""  # UTC, ISO 8601
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+
+class _RetryableStatus(Exception):
+    """An HTTP status worth retrying; ``retry_after`` in seconds or None."""
+
+    def __init__(self, status: int, retry_after: float | None):
+        self.status = status
+        self.retry_after = retry_after
+        super().__init__(f"HTTP {status}")
+
+
+def utc_now() -> str:
+    """UTC now, ISO 8601 to the second (as ``pipeline.load.now_iso``, which imports spaCy)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` -> seconds to wait (``delay-seconds`` or an HTTP date); None if absent or invalid."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def mediawiki_request(url: str, apis: Mapping[str, str]) -> tuple[str, dict[str, str]] | None:
+    """The API URL and ``action=parse`` parameters for a MediaWiki article URL
+    (``/wiki/Title`` or ``?title=Title``), or None when the host is not a
+    known MediaWiki site."""
+    parts = urlsplit(url)
+    host = parts.netloc.lower()
+    api = apis.get(host)
+    if api is None:
+        api = next((v for k, v in apis.items() if k.startswith("*.") and host.endswith(k[1:])), None)
+    if api is None:
+        return None
+    title = parse_qs(parts.query).get("title", [""])[0]
+    if not title and "/wiki/" in parts.path:
+        title = unquote(parts.path.split("/wiki/", 1)[1])
+    if not title:
+        return None
+    params = {"action": "parse", "page": title.replace("_", " "), "prop": "text", "formatversion": "2",
+              "format": "json", "redirects": "1", "disableeditsection": "1", "disablelimitreport": "1"}
+    return api.replace("{host}", parts.netloc), params
+
+
+def mediawiki_page(body: bytes, source_id: str, url: str) -> bytes:
+    """An ``action=parse`` JSON answer -> a UTF-8 HTML page; FetchError if it is an error or malformed."""
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FetchError(f"MediaWiki API answer is not JSON: {exc}", source_id=source_id, place=url) from None
+    if isinstance(data, dict) and "error" in data:
+        err = data["error"] if isinstance(data["error"], dict) else {}
+        raise FetchError(f"MediaWiki API error {err.get('code', '?')}: {err.get('info', '')}",
+                         source_id=source_id, place=url)
+    parsed = data.get("parse") if isinstance(data, dict) else None
+    text = parsed.get("text") if isinstance(parsed, dict) else None
+    if not isinstance(text, str):
+        raise FetchError("MediaWiki API answer has no parse.text (formatversion=2)", source_id=source_id, place=url)
+    title = html.escape(str(parsed.get("title", "")))
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>\n'
+            f"<body>{text}</body></html>\n").encode("utf-8")
+
+
+def _to_utf8(body: bytes, response: httpx.Response) -> bytes:
+    """Re-encode a text page as UTF-8 when the HTTP header declares another
+    charset the bytes decode with (the snapshot keeps no headers)."""
+    charset = (response.charset_encoding or "").lower()
+    if not charset or charset.replace("_", "-") in ("utf-8", "utf8", "ascii", "us-ascii"):
+        return body
+    try:
+        return body.decode(charset).encode("utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return body  # normalize's own charset detection takes over
+
+
+class Fetcher:
+    """Fetches pages for one refresh run; use as a context manager."""
+
+    def __init__(self, config: FetchConfig | None = None):
+        self.config = config or FetchConfig()
+        self._last_request: dict[str, float] = {}
+        self._interval: dict[str, float] = {}
+        self._robots: dict[str, urllib.robotparser.RobotFileParser | str] = {}
+        self._client = httpx.Client(
+            headers={"User-Agent": self.config.user_agent}, timeout=self.config.timeout,
+            follow_redirects=True, event_hooks={"request": [self._throttle]})
+
+    def __enter__(self) -> "Fetcher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    # ----------------------------------------------------------------- politeness
+
+    def _throttle(self, request: httpx.Request) -> None:
+        """Wait until the host's interval has passed since its last request."""
+        host = request.url.netloc.decode("ascii", "replace")
+        base = 1.0 / self.config.rate_limit if self.config.rate_limit > 0 else 0.0
+        interval = max(base, self._interval.get(host, 0.0))
+        last = self._last_request.get(host)
+        if last is not None and interval > 0:
+            wait = last + interval - time.monotonic()
+            if wait > 0:
+                self.config.sleep(wait)
+        self._last_request[host] = time.monotonic()
+
+    def _check_robots(self, url: str, source_id: str) -> None:
+        """Raise FetchError when the site's robots.txt disallows ``url`` for our agent."""
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self._robots:
+            self._robots[origin] = self._read_robots(origin, source_id)
+        robots = self._robots[origin]
+        if isinstance(robots, str):
+            raise FetchError(f"robots.txt unreachable ({robots}); not fetching (RFC 9309)",
+                             source_id=source_id, place=url)
+        if not robots.can_fetch(self.config.user_agent, url):
+            raise FetchError(f"disallowed by {origin}/robots.txt for user agent {self.config.user_agent!r}",
+                             source_id=source_id, place=url)
+        delay = robots.crawl_delay(self.config.user_agent)
+        if delay:
+            self._interval[parts.netloc] = float(delay)
+
+    def _read_robots(self, origin: str, source_id: str) -> urllib.robotparser.RobotFileParser | str:
+        """The parsed robots.txt, or a string saying why it is unreachable."""
+        parser = urllib.robotparser.RobotFileParser(origin + "/robots.txt")
+        try:
+            status, body, _, _ = self._get_with_retries(origin + "/robots.txt", {}, source_id, ROBOTS_MAX_BYTES)
+        except FetchError as exc:
+            return exc.message
+        if status >= 400:
+            parser.allow_all = True  # no robots.txt (or not for us): everything is allowed
+        else:
+            parser.parse(body.decode("utf-8", "replace").splitlines())
+        return parser
+
+    # ----------------------------------------------------------------- fetching
+
+    def fetch(self, source: Source, etag: str | None = None, last_modified: str | None = None) -> FetchResult:
+        """Fetch ``source.url`` (through the MediaWiki API when its host is a
+        known wiki), conditionally on the validators of the snapshot in force.
+
+        Raises FetchError for robots.txt refusals, HTTP errors, timeouts,
+        connection failures, truncated or oversized bodies and malformed API
+        answers, after the configured retries.
+        """
+        if not source.url.startswith(("http://", "https://")):
+            raise FetchError(f"URL {source.url!r} is not http(s)", source_id=source.id, place="manifest url")
+        wiki = mediawiki_request(source.url, self.config.mediawiki_apis)
+        url, params = wiki if wiki else (source.url, None)
+        try:
+            request_url = str(httpx.URL(url, params=params))
+        except httpx.InvalidURL as exc:
+            raise FetchError(f"invalid URL: {exc}", source_id=source.id, place="manifest url") from None
+        if self.config.respect_robots:
+            self._check_robots(request_url, source.id)
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        fetched_at = utc_now()
+        status, body, response_headers, attempts = self._get_with_retries(request_url, headers, source.id)
+        if status not in (200, 304):
+            raise FetchError(f"HTTP {status} {httpx.codes.get_reason_phrase(status)}".rstrip(), source_id=source.id,
+                             place=request_url)
+        result_etag, result_lm = response_headers.get("etag"), response_headers.get("last-modified")
+        if status == 304:
+            return FetchResult(source.id, request_url, 304, None, result_etag or etag, result_lm or last_modified,
+                               attempts, fetched_at)
+        if wiki:
+            body = mediawiki_page(body, source.id, request_url)
+        return FetchResult(source.id, request_url, status, body, result_etag, result_lm, attempts, fetched_at)
+
+    def _get_with_retries(self, url: str, headers: dict, source_id: str,
+                          limit: int | None = None) -> tuple[int, bytes, httpx.Headers, int]:
+        """GET with retries: (status, body, headers, attempts); FetchError when the retries are spent."""
+        cfg = self.config
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(lambda e: isinstance(e, (_RetryableStatus, *RETRYABLE_ERRORS))),
+            stop=tenacity.stop_after_attempt(cfg.retries + 1) | self._stop_on_long_retry_after,
+            wait=self._wait, sleep=cfg.sleep, reraise=True)
+        attempts = 0
+        try:
+            for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    status, body, response_headers = self._get_once(url, headers, source_id,
+                                                                    limit or cfg.max_page_bytes)
+        except _RetryableStatus as exc:
+            if exc.retry_after is not None and exc.retry_after > cfg.max_retry_after:
+                reason = (f"HTTP {exc.status} with Retry-After {exc.retry_after:g} s, over the limit of "
+                          f"{cfg.max_retry_after:g} s; try again later")
+            else:
+                reason = f"HTTP {exc.status} after {attempts} attempt{'s' if attempts > 1 else ''}"
+            raise FetchError(reason, source_id=source_id, place=url) from None
+        except httpx.TimeoutException as exc:
+            raise FetchError(f"timed out ({type(exc).__name__}, limit {cfg.timeout:g} s) after {attempts} "
+                             f"attempt{'s' if attempts > 1 else ''}", source_id=source_id, place=url) from None
+        except httpx.RemoteProtocolError as exc:
+            raise FetchError(f"truncated or malformed response after {attempts} attempt{'s' if attempts > 1 else ''}"
+                             f": {exc}", source_id=source_id, place=url) from None
+        except httpx.HTTPError as exc:
+            raise FetchError(f"{type(exc).__name__}: {exc or 'request failed'} (after {attempts} attempt"
+                             f"{'s' if attempts > 1 else ''})", source_id=source_id, place=url) from None
+        return status, body, response_headers, attempts
+
+    def _get_once(self, url: str, headers: dict, source_id: str, limit: int) -> tuple[int, bytes, httpx.Headers]:
+        """One GET, its body streamed under ``limit`` bytes (none read for a
+        304 or an error status). Raises _RetryableStatus, httpx errors or FetchError."""
+        with self._client.stream("GET", url, headers=headers) as response:
+            status = response.status_code
+            if status in RETRY_STATUSES:
+                raise _RetryableStatus(status, parse_retry_after(response.headers.get("retry-after")))
+            if status != 200:
+                return status, b"", response.headers
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise FetchError(f"page is {declared} bytes (Content-Length), over the limit of {limit} bytes",
+                                 source_id=source_id, place=url)
+            chunks, total = [], 0
+            for chunk in response.iter_bytes():
+                total += len(chunk)
+                if total > limit:
+                    raise FetchError(f"page is over the limit of {limit} bytes (stopped reading at byte {total})",
+                                     source_id=source_id, place=url)
+                chunks.append(chunk)
+            return status, _to_utf8(b"".join(chunks), response), response.headers
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        """``Retry-After`` when the server sent one, else exponential backoff."""
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _RetryableStatus) and exc.retry_after is not None:
+            return exc.retry_after
+        return min(self.config.backoff_max, self.config.backoff * 2 ** (state.attempt_number - 1))
+
+    def _stop_on_long_retry_after(self, state: tenacity.RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        return (isinstance(exc, _RetryableStatus) and exc.retry_after is not None
+                and exc.retry_after > self.config.max_retry_after)
