@@ -1,7 +1,8 @@
 """Ruling dates as the corpus writes them.
 
 * ``YY/M/D`` after a Chinese ruling: ``17/3/24`` is 2017-03-24. Two-digit years
-  are 20YY, except ``99`` which is 1999 (the OCG began in 1999).
+  are 20YY, except ``99`` which is 1999 (the OCG began in 1999), so ``98/1/1``
+  is 2098-01-01: in the future, hence invalid.
 * ``2019年10月30日`` and ISO ``2019-10-30`` / ``2019/10/30`` anywhere.
 * ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07.
 
