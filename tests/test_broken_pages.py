@@ -106,7 +106,8 @@ WARNED = [
     ("truncated", GOOD_HTML[:GOOD_HTML.index("</main>")], "page ends at line 8 without </html>; it may be truncated"),
     ("mismatched tags", _ruling_page(f"<div><p><b>{RULING}</p></i></div>"),
      "mismatched or unclosed tags repaired, the first at line 7, column"),
-    ("deeply nested", _ruling_page("<div>" * DEEP + f"<p><span>{'<b>' * DEEP}{RULING}</span></p>"), None),
+    ("deeply nested", _ruling_page("<div>" * DEEP + f"<p>{'<b>' * DEEP}{RULING}{'</b>' * DEEP}</p>"
+                                   + "</div>" * DEEP), None),
     ("no content element", _ruling_page("").replace("<main>", "<div>").replace("</main>", "</div>")
      .replace("</div></body>", f"<p>{RULING}</p></div></body>"), "no content element"),
     ("control characters", _ruling_page(f"<p>{RULING[:5]}\x01\x7f{RULING[5:]}</p>"),
@@ -136,8 +137,7 @@ ENGLISH = "<p>A monster that is turned face-down loses all of its counters, and 
 @pytest.mark.parametrize("body, shares", [(JAPANESE, "Japanese kana"), (ENGLISH, "Latin")])
 def test_page_in_an_unexpected_language_is_warned_about(tmp_path, body, shares):
     corpus = good_corpus(tmp_path / "c")
-    html = GOOD_HTML.replace("<h2>前言</h2>\n<p>里侧的卡片是非公开情报。基本上不能判断卡片的具体种类·等级·攻击力等情报。</p>\n", "")
-    (corpus / PAGE).write_text(html.replace(f"<p>{RULING}</p>", body), encoding="utf-8")
+    (corpus / PAGE).write_text(WRAP.format(body), encoding="utf-8")
     result = build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py")
     [warning] = [w for w in result.warnings if w.startswith("ruling-page: ")]
     assert "declared language 'zh' but most letters are not Chinese (" in warning
@@ -146,7 +146,8 @@ def test_page_in_an_unexpected_language_is_warned_about(tmp_path, body, shares):
 
 def test_dated_line_in_a_text_page_is_a_ruling_not_a_heading(tmp_path):
     corpus = good_corpus(tmp_path / "c")
-    (corpus / "pages/other-page.txt").write_text("Battle Position\n\nA ruling.\n\n4/7/19\n\nAnother.\n", encoding="utf-8")
+    page = "Battle Position\n\nA ruling.\n\n4/7/19\n\nAnother.\n"
+    (corpus / "pages/other-page.txt").write_text(page, encoding="utf-8")
     build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py")
     assert [r[1:] for r in stored_records(tmp_path / "r.duckdb", "other-page")] == [
         ("A ruling.", []), ("4/7/19", ["4/7/19"]), ("Another.", [])]
