@@ -11,15 +11,20 @@
 * ``fetch``: ``yes`` when ``rulings refresh`` may fetch ``url`` again.
 
 Raises :class:`~pipeline.errors.CorpusError` naming the manifest line for a
-malformed row, an id or path that tries to leave the corpus folder, or a
-snapshot that is missing.
+malformed row (or a manifest that is not UTF-8), an unknown language or
+format, a duplicate id, or an id or path that tries to leave the corpus folder
+(``..``, an absolute path, a symlink out of the tree). :func:`read_snapshot`
+raises NormalizeError for a snapshot that is missing, unreadable, not a
+regular file or too large.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +35,7 @@ MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
 FORMATS = {"html", "text", "markdown"}
+LANGUAGES = {"zh", "en"}
 DEFAULT_MAX_PAGE_BYTES = 20 * 1024 * 1024
 
 
@@ -58,18 +64,25 @@ def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
         raise CorpusError(f"no manifest at {manifest}", place=str(manifest))
     sources: list[Source] = []
     seen: set[str] = set()
+    try:
+        manifest.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"manifest is not UTF-8: {exc.reason}", place=f"{MANIFEST_NAME}, byte {exc.start}") from None
     with manifest.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise CorpusError(f"manifest lacks columns {missing}", place=f"{MANIFEST_NAME}:1")
-        for line_no, row in enumerate(reader, start=2):
-            place = f"{MANIFEST_NAME}:{line_no}"
-            source = _source_from_row(row, corpus_dir, place)
-            if source.id in seen:
-                raise CorpusError(f"duplicate source id {source.id!r}", source_id=source.id, place=place)
-            seen.add(source.id)
-            sources.append(source)
+        try:
+            for line_no, row in enumerate(reader, start=2):
+                place = f"{MANIFEST_NAME}:{line_no}"
+                source = _source_from_row(row, corpus_dir, place)
+                if source.id in seen:
+                    raise CorpusError(f"duplicate source id {source.id!r}", source_id=source.id, place=place)
+                seen.add(source.id)
+                sources.append(source)
+        except csv.Error as exc:
+            raise CorpusError(f"malformed manifest row: {exc}", place=f"{MANIFEST_NAME}:{reader.line_num}") from None
     return sources
 
 
@@ -80,6 +93,9 @@ def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
     fmt = (row.get("format") or "").strip()
     if fmt not in FORMATS:
         raise CorpusError(f"format {fmt!r} is not one of {sorted(FORMATS)}", source_id=sid, place=place)
+    language = (row.get("language") or "").strip()
+    if language not in LANGUAGES:
+        raise CorpusError(f"language {language!r} is not one of {sorted(LANGUAGES)}", source_id=sid, place=place)
     rel = (row.get("path") or "").strip()
     snapshot = safe_snapshot_path(corpus_dir, rel, source_id=sid, place=place)
     return Source(
@@ -99,6 +115,8 @@ def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
 
 def safe_snapshot_path(corpus_dir: Path, rel: str, *, source_id: str, place: str) -> Path:
     """Resolve ``rel`` under ``corpus_dir``; refuse absolute paths, ``..`` and symlinks out."""
+    if "\x00" in rel:
+        raise CorpusError(f"snapshot path {rel!r} contains a NUL character", source_id=source_id, place=place)
     if not rel or Path(rel).is_absolute() or rel.startswith(("/", "\\")):
         raise CorpusError(f"snapshot path {rel!r} must be relative to the corpus folder", source_id=source_id, place=place)
     candidate = (corpus_dir / rel).resolve()
@@ -110,17 +128,41 @@ def safe_snapshot_path(corpus_dir: Path, rel: str, *, source_id: str, place: str
 
 
 def read_snapshot(source: Source, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> bytes:
-    """The snapshot's bytes; raises NormalizeError if missing or over ``max_bytes``."""
+    """The snapshot's bytes; raises NormalizeError if it is missing, unreadable,
+    not a regular file (a folder, a FIFO, a device) or over ``max_bytes``."""
     try:
-        size = source.snapshot.stat().st_size
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        fd = os.open(source.snapshot, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise NormalizeError(f"snapshot {source.path} is missing", source_id=source.id, place=source.path) from None
-    if size > max_bytes:
-        raise NormalizeError(
-            f"page is {size} bytes, over the limit of {max_bytes} bytes (--max-page-bytes)",
-            source_id=source.id, place=source.path,
-        )
-    return source.snapshot.read_bytes()
+    except OSError as exc:
+        raise _unreadable(source, exc) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NormalizeError(f"snapshot {source.path} is not a regular file", source_id=source.id,
+                                 place=source.path)
+        if info.st_size > max_bytes:
+            raise _too_large(source, info.st_size, max_bytes)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_bytes + 1)  # the file may have grown since fstat
+    except OSError as exc:
+        raise _unreadable(source, exc) from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise _too_large(source, len(data), max_bytes)
+    return data
+
+
+def _unreadable(source: Source, exc: OSError) -> NormalizeError:
+    return NormalizeError(f"snapshot {source.path} cannot be read: {exc.strerror or exc}", source_id=source.id,
+                          place=source.path)
+
+
+def _too_large(source: Source, size: int, max_bytes: int) -> NormalizeError:
+    return NormalizeError(f"page is {size} bytes, over the limit of {max_bytes} bytes (--max-page-bytes)",
+                          source_id=source.id, place=source.path)
 
 
 def content_hash(data: bytes) -> str:

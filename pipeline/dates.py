@@ -1,7 +1,8 @@
 """Ruling dates as the corpus writes them.
 
 * ``YY/M/D`` after a Chinese ruling: ``17/3/24`` is 2017-03-24. Two-digit years
-  are 20YY, except ``99`` which is 1999 (the OCG began in 1999).
+  are 20YY, except ``99`` which is 1999 (the OCG began in 1999), so ``98/1/1``
+  is 2098-01-01: in the future, hence invalid.
 * ``2019年10月30日`` and ISO ``2019-10-30`` / ``2019/10/30`` anywhere.
 * ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07.
 
@@ -20,7 +21,10 @@ FIRST_YEAR = 1999
 
 YMD_SHORT = re.compile(r"(?<![\d/.:])(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\d/])")
 YMD_CJK = re.compile(r"(?<!\d)(\d{4})年(\d{1,2})月(\d{1,2})日")
-YMD_ISO = re.compile(r"(?<![\d/-])((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})(?![\d/=-])")
+# ISO dates take any four-digit year (an impossible one is stored invalid); with
+# slashes only 19xx/20xx, so arithmetic such as ``1600/2/2=400`` is no date.
+YMD_ISO = re.compile(r"(?<![\d/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"
+                     r"|(?<![\d/-])((?:19|20)\d\d)/(\d{1,2})/(\d{1,2})(?![\d/=])")
 MDY_US = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
 
 
@@ -65,7 +69,8 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     for m in YMD_CJK.finditer(text):
         add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
     for m in YMD_ISO.finditer(text):
-        add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        y, mo, d = (g for g in m.groups() if g is not None)
+        add(m, int(y), int(mo), int(d))
     if language == "en":
         for m in MDY_US.finditer(text):
             add(m, int(m.group(3)), int(m.group(1)), int(m.group(2)))

@@ -36,11 +36,12 @@ from pathlib import Path
 import spacy
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.util import filter_spans
 
 from .dates import RulingDate, find_dates, heading_date
-from .normalize import Block, Line, Page, canonical_text, to_simplified
+from .errors import ExtractError
+from .normalize import Line, Page, canonical_text, to_simplified
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
@@ -333,6 +334,11 @@ def annotate(records: list[Record], language: str, script: str = "Hans", region:
     ``region``) and procedural rules onto them. Returns the docs for
     statement resolution."""
     nlp = pipeline_for("zh" if language == "zh" else "en")
+    for record in records:
+        if len(record.norm) > nlp.max_length:
+            raise ExtractError(f"a sentence of {len(record.norm)} characters is over the limit of {nlp.max_length}",
+                               source_id=record.source_id,
+                               place=f"block {record.block} (section {' / '.join(record.section) or '-'})")
     docs = list(nlp.pipe((r.norm for r in records), batch_size=256))
     for record, doc in zip(records, docs):
         # Dates and card names come from the original text so offsets match links.

@@ -95,15 +95,42 @@ def render(tables: dict) -> str:
 
 def write_engine(path: Path, source: str) -> None:
     """Write atomically: temporary file in the same folder, then rename."""
+    commit_engine(stage_engine(path, source), path)
+
+
+def stage_engine(path: Path, source: str) -> Path:
+    """Write ``source`` to a temporary file beside ``path`` and return it;
+    :func:`commit_engine` renames it over ``path``. Raises GenerateError (and
+    writes nothing) for a module that does not parse."""
     path = Path(path)
+    try:
+        compile(source, str(path), "exec")  # refuse to write a module that does not parse
+    except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
+        raise GenerateError(f"generated module does not parse: {exc}", place=str(path)) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
-    compile(source, str(path), "exec")  # refuse to write a module that does not parse
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(source)
-        os.replace(tmp, path)
+            fh.flush()
+            os.fsync(fh.fileno())  # the rename must never expose an empty file after a power cut
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the module is meant to be read by other tools
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        discard_engine(Path(tmp))
         raise
+    return Path(tmp)
+
+
+def commit_engine(staged: Path, path: Path) -> None:
+    """Rename a staged module over ``path`` (atomic on one file system)."""
+    try:
+        os.replace(staged, path)
+    except BaseException:
+        discard_engine(staged)
+        raise
+
+
+def discard_engine(staged: Path) -> None:
+    """Remove a staged module that will not be committed."""
+    if os.path.exists(staged):
+        os.unlink(staged)

@@ -19,23 +19,31 @@ text is always kept beside it. The script and region a Chinese page is
 really written in are settled by :func:`settle_script`.
 
 Errors: :class:`~pipeline.errors.NormalizeError` naming the source and place
-for empty or binary pages; undecodable bytes are reported as warnings with the
-byte offset and the page is still processed.
+for empty or binary pages and pages with no text (no body, or only headings).
+Warnings (the page is still processed): undecodable bytes (with the byte
+offset), control characters (removed), no content element (``<body>`` is
+used), tags the parser had to repair (line and column), a missing ``</html>``
+(truncated?), and a page whose letters are mostly not in the script of its
+declared language. Markup may nest to any depth: the walkers use explicit stacks.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+import warnings as _warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bs4 import BeautifulSoup, Comment, NavigableString, SoupStrainer, Tag
+from bs4 import BeautifulSoup, Comment, MarkupResemblesLocatorWarning, NavigableString, SoupStrainer, Tag
+from bs4 import XMLParsedAsHTMLWarning
+from lxml import etree
 
 from .chinese import (LangTag, canonical_text, map_regional_terms, match_key, name_key,  # noqa: F401
                       opencc_config, page_lang_tag, regional_terms, resolve_script_region, to_simplified)
 from .corpus import Source
 from .encoding import decode_bytes
+from .dates import find_dates
 from .errors import NormalizeError
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
@@ -103,6 +111,9 @@ class Page:
 
 # --------------------------------------------------------------------------- decoding
 
+BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
 def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tuple[str, list[str]]:
     """Bytes -> (text, warnings): BOM, valid UTF-8, else the best of the
     declared charset (HTTP header ``declared`` or ``<meta charset>``), GB18030
@@ -115,9 +126,15 @@ def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tup
     if not data.strip():
         raise NormalizeError("page is empty", source_id=source_id, place="byte 0")
     head = data[:4096]
-    if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and head.count(b"\x00") > len(head) // 10:
-        nul = head.index(b"\x00")
-        raise NormalizeError("page looks binary (NUL bytes), not text", source_id=source_id, place=f"byte {nul}")
+    # Text in any of our encodings has no C0 control bytes but tab, newlines and
+    # ESC; compressed or image data has about 10 % of them. A few stray ones (a
+    # NUL in a card name) do not make a page binary: normalize removes them.
+    if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        controls = BINARY_BYTES.findall(head)
+        if len(controls) > max(3, len(head) // 100):
+            first = BINARY_BYTES.search(head).start()
+            raise NormalizeError("page looks binary (control bytes such as NUL), not text", source_id=source_id,
+                                 place=f"byte {first}")
     decoded = decode_bytes(data, source_id, declared)
     return decoded.text, decoded.warnings
 
@@ -143,33 +160,35 @@ def _line_from(element: Tag) -> Line:
     struck: list[tuple[int, int]] = []
     links: list[Link] = []
     pos = 0
-
-    def visit(node, in_strike: bool) -> None:
-        nonlocal pos
-        for child in node.children:
-            if isinstance(child, Comment):
+    # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
+    # Each frame: (children left to visit, inside struck text, the tag, text position at its start).
+    stack = [(iter(element.children), False, element, 0)]
+    while stack:
+        children, in_strike, tag, start = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if tag.name == "a" and tag.get("href") and pos > start and tag is not element:
+                links.append(Link(start, pos, tag["href"]))
+            continue
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, NavigableString):
+            s = _collapse(str(child))
+            if s:
+                parts.append(s)
+                if in_strike:
+                    struck.append((pos, pos + len(s)))
+                pos += len(s)
+        elif isinstance(child, Tag):
+            if _is_chrome(child):
                 continue
-            if isinstance(child, NavigableString):
-                s = _collapse(str(child))
-                if s:
-                    parts.append(s)
-                    if in_strike:
-                        struck.append((pos, pos + len(s)))
-                    pos += len(s)
-            elif isinstance(child, Tag):
-                if _is_chrome(child):
-                    continue
-                if child.name == "br":
-                    parts.append(" ")
-                    pos += 1
-                    continue
-                strike = in_strike or child.name in STRIKE_TAGS or "strike" in (child.get("class") or ())
-                start = pos
-                visit(child, strike)
-                if child.name == "a" and child.get("href") and pos > start:
-                    links.append(Link(start, pos, child["href"]))
-
-    visit(element, False)
+            if child.name == "br":
+                parts.append(" ")
+                pos += 1
+                continue
+            strike = in_strike or child.name in STRIKE_TAGS or "strike" in (child.get("class") or ())
+            stack.append((iter(child.children), strike, child, pos))
     raw = "".join(parts)
     lead = len(raw) - len(raw.lstrip())
     text = raw.strip()
@@ -197,47 +216,71 @@ class _HtmlWalker:
             self.blocks.append(Block(len(self.blocks), self.section(extra), lines, bullet))
 
     def walk(self, element: Tag, extra: tuple[str, ...] = (), bullet: bool = False) -> None:
-        for child in element.children:
-            if not isinstance(child, Tag) or _is_chrome(child):
-                if isinstance(child, NavigableString) and not isinstance(child, Comment) and str(child).strip():
-                    self.emit([Line(_collapse(str(child)).strip())], extra, bullet)
+        # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
+        stack = [[iter(element.children), extra, bullet]]
+        while stack:
+            frame = stack[-1]
+            child = next(frame[0], None)
+            if child is None:
+                stack.pop()
                 continue
-            name = child.name
-            classes = set(child.get("class") or ())
-            if name in HEADINGS:
-                level = HEADINGS[name]
-                self.headings = [h for h in self.headings if h[0] < level]
-                self.headings.append((level, _line_from(child).text.replace("¶", "").strip()))
-            elif "line-block" in classes:
-                self.emit(self._lines_of_line_block(child), extra, bullet)
-                bullet = False
-            elif "admonition" in classes:
-                title = child.find(class_="admonition-title")
-                label = _line_from(title).text if title else ""
-                if title:
-                    title.extract()
-                self.walk(child, extra + ((label,) if label else ()), bullet)
-            elif name in BLOCK_TAGS:
-                self.emit([_line_from(child)], extra, bullet)
-                bullet = False
-            elif name == "li":
-                if child.find(["p", "div", "ul", "ol", "table"]):
-                    self.walk(child, extra, True)
-                else:
-                    self.emit([_line_from(child)], extra, True)
-            elif name == "tr":
-                self.emit([_line_from(child)], extra, bullet)
-            else:
-                self.walk(child, extra, bullet)
+            inner = self._visit(child, frame)
+            if inner is not None:
+                stack.append(inner)
+
+    def _visit(self, child, frame: list) -> list | None:
+        """Handle one child of the element of ``frame`` = [children left, extra
+        section names, bullet]; returns the frame to descend into, if any."""
+        _, extra, bullet = frame
+        if not isinstance(child, Tag) or _is_chrome(child):
+            if isinstance(child, NavigableString) and not isinstance(child, Comment) and str(child).strip():
+                self.emit([Line(_collapse(str(child)).strip())], extra, bullet)
+            return None
+        name = child.name
+        classes = set(child.get("class") or ())
+        if name in HEADINGS:
+            level = HEADINGS[name]
+            self.headings = [h for h in self.headings if h[0] < level]
+            self.headings.append((level, _line_from(child).text.replace("¶", "").strip()))
+        elif "line-block" in classes:
+            self.emit(self._lines_of_line_block(child), extra, bullet)
+            frame[2] = False
+        elif "admonition" in classes:
+            title = child.find(class_="admonition-title")
+            label = _line_from(title).text if title else ""
+            if title:
+                title.extract()
+            return [iter(child.children), extra + ((label,) if label else ()), bullet]
+        elif name in BLOCK_TAGS:
+            self.emit([_line_from(child)], extra, bullet)
+            frame[2] = False
+        elif name == "li":
+            if child.find(["p", "div", "ul", "ol", "table"]):
+                return [iter(child.children), extra, True]
+            self.emit([_line_from(child)], extra, True)
+        elif name == "tr":
+            self.emit([_line_from(child)], extra, bullet)
+        else:
+            return [iter(child.children), extra, bullet]
+        return None
 
     @staticmethod
     def _lines_of_line_block(block: Tag) -> list[Line]:
+        """Each ``.line`` child is a line; nested line-blocks are read in
+        place; any other child (not Sphinx's markup, but seen) is a line too."""
         lines: list[Line] = []
-        for el in block.find_all(class_=["line", "line-block"], recursive=False):
-            if "line-block" in (el.get("class") or ()):
-                lines.extend(_HtmlWalker._lines_of_line_block(el))
-            else:
-                lines.append(_line_from(el))
+        stack = [iter(block.children)]
+        while stack:
+            el = next(stack[-1], None)
+            if el is None:
+                stack.pop()
+            elif isinstance(el, Tag):
+                if "line-block" in (el.get("class") or ()):
+                    stack.append(iter(el.children))
+                elif not _is_chrome(el):
+                    lines.append(_line_from(el))
+            elif isinstance(el, NavigableString) and not isinstance(el, Comment) and el.strip():
+                lines.append(Line(_collapse(str(el)).strip()))
         return lines
 
 
@@ -253,7 +296,10 @@ def normalize_html(text: str, source: Source) -> Page:
     """HTML text -> Page. Warns (does not fail) when no content element exists."""
     warnings: list[str] = []
     # Parsing only <title> and the body's content saves most of the tree building.
-    soup = BeautifulSoup(text, "lxml", parse_only=SoupStrainer(["title", "body"]))
+    with _warnings.catch_warnings():  # bs4's advice on odd markup is for programmers, not about the page
+        _warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        _warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        soup = BeautifulSoup(text, "lxml", parse_only=SoupStrainer(["title", "body"]))
     title_tag = soup.find("title")
     title = _collapse(title_tag.get_text()).strip() if title_tag else ""
     content = _content_element(soup)
@@ -264,7 +310,8 @@ def normalize_html(text: str, source: Source) -> Page:
     walker = _HtmlWalker()
     walker.walk(content)
     if not walker.blocks:
-        warnings.append(f"{source.id}: no text blocks found in the content element")
+        raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.name}>")
+    warnings.extend(markup_warnings(text, source.id))
     return Page(source.id, source.language, source.script, source.region, title, walker.blocks, warnings)
 
 
@@ -281,6 +328,8 @@ def _looks_like_heading(line: str, prev_blank: bool, next_blank: bool) -> bool:
     if not s or not prev_blank or not next_blank or len(s) > 40:
         return False
     if NO_HEADING_CHARS.search(s) or SENTENCE_END.search(s) or BULLET.match(line):
+        return False
+    if find_dates(s, "en"):  # a dated line is a ruling, never a heading
         return False
     return len(s) <= 16 or (s[:1].isupper() and len(s.split()) <= 6)
 
@@ -349,6 +398,9 @@ def normalize_text(text: str, source: Source) -> Page:
             stripped = stripped.lstrip("> ").strip()
         current.append(_md_line(stripped) if markdown else Line(_collapse(stripped)))
     flush()
+    if not blocks:
+        raise NormalizeError("page has no text blocks, only headings", source_id=source.id,
+                             place=f"lines 1-{len(raw_lines)}")
     return Page(source.id, source.language, source.script, source.region, title, blocks, [])
 
 
@@ -357,12 +409,18 @@ def normalize_text(text: str, source: Source) -> Page:
 def normalize(data: bytes, source: Source, declared_charset: str | None = None) -> Page:
     """Page bytes -> :class:`Page`; dispatches on ``source.format``."""
     text, warnings = decode_page(data, source.id, declared_charset)
-    if "\x00" in text:
-        warnings.append(f"{source.id}: NUL characters removed at char {text.index(chr(0))}")
-        text = text.replace("\x00", "")
+    control = CONTROL_CHARS.search(text)
+    if control:
+        count = len(CONTROL_CHARS.findall(text))
+        warnings.append(f"{source.id}: {count} control characters removed, the first "
+                        f"(U+{ord(control.group(0)):04X}) at char {control.start()}")
+        text = CONTROL_CHARS.sub("", text)
     page = normalize_html(text, source) if source.format == "html" else normalize_text(text, source)
     page.warnings[:0] = warnings
     settle_script(page, text if source.format == "html" else "")
+    mismatch = language_warning(page)
+    if mismatch:
+        page.warnings.append(mismatch)
     return page
 
 
@@ -380,3 +438,64 @@ def settle_script(page: Page, html: str = "") -> None:
     content = "\n".join(line.text for block in page.blocks for line in block.lines)
     page.script, page.region, warnings = resolve_script_region(content, page.script, page.region, tag, page.source_id)
     page.warnings.extend(warnings)
+
+
+# --------------------------------------------------------------------------- checks that only warn
+
+# C0 and C1 controls other than tab, newline, vertical tab, form feed and carriage return.
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+HTML_OPEN = re.compile(r"<html[\s>]", re.I)
+HTML_CLOSE = re.compile(r"</html\s*>", re.I)
+
+
+def markup_warnings(text: str, source_id: str) -> list[str]:
+    """Warnings for HTML that the parser had to repair: mismatched closing
+    tags (libxml2's report, with line and column) and a page that ends without
+    ``</html>`` (probably truncated). The page is still processed."""
+    warnings = []
+    parser = etree.HTMLParser(recover=True, encoding="utf-8")
+    try:
+        etree.fromstring(text.encode("utf-8", "replace"), parser)
+    except (etree.LxmlError, ValueError):
+        pass  # the BeautifulSoup parse already succeeded; this check is advisory
+    mismatched = [e for e in parser.error_log if e.type_name == "ERR_TAG_NAME_MISMATCH"]
+    if mismatched:
+        first = mismatched[0]
+        warnings.append(f"{source_id}: {len(mismatched)} mismatched or unclosed tags repaired, the first at "
+                        f"line {first.line}, column {first.column}: {first.message}")
+    if HTML_OPEN.search(text) and not HTML_CLOSE.search(text):
+        warnings.append(f"{source_id}: page ends at line {text.count(chr(10)) + 1} without </html>; "
+                        "it may be truncated")
+    return warnings
+
+
+SCRIPTS = {"zh": "Chinese", "en": "Latin"}
+SCRIPT_LETTERS = {
+    "Chinese": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]"),
+    "Japanese kana": re.compile(r"[\u3041-\u30fa]"),  # without ・ and ー, which Chinese text uses too
+    "Hangul": re.compile(r"[\uac00-\ud7a3]"),
+    "Latin": re.compile(r"[A-Za-z]"),
+}
+
+
+def language_warning(page: Page, min_letters: int = 20) -> str | None:
+    """A warning when most letters of the page are not in the script of its
+    declared language (a Japanese page declared ``zh``, an English one declared
+    ``zh``...), naming the shares and the first block in the other script."""
+    expected = SCRIPTS.get(page.language)
+    counts = dict.fromkeys(SCRIPT_LETTERS, 0)
+    first_other: Block | None = None
+    for block in page.blocks:
+        text = "\n".join(line.text for line in block.lines)
+        block_counts = {script: len(pattern.findall(text)) for script, pattern in SCRIPT_LETTERS.items()}
+        for script, n in block_counts.items():
+            counts[script] += n
+        if first_other is None and any(block_counts.values()) and max(block_counts, key=block_counts.get) != expected:
+            first_other = block
+    total = sum(counts.values())
+    if expected is None or total < min_letters or max(counts, key=counts.get) == expected:
+        return None
+    shares = ", ".join(f"{n / total:.0%} {script}" for script, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n)
+    where = f"block {first_other.index} (section {' / '.join(first_other.section) or '-'})" if first_other else "-"
+    return (f"{page.source_id}: declared language {page.language!r} but most letters are not {expected} "
+            f"({shares}); first such block: {where}")

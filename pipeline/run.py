@@ -1,9 +1,10 @@
 """The build: normalize -> extract -> compile -> load -> generate, page by page.
 
 One broken page never stops a build: its error (stage, source id, place) is
-collected and the other pages go on. The database and the engine module are
-each written to a temporary file and renamed, so an interrupted build leaves
-the previous ones intact.
+collected, the page keeps the records the previous database holds for it, and
+the other pages go on. The database and the engine module are each written to
+a temporary file and renamed, the engine right after the database, so an
+interrupted build leaves the previous ones intact.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Callable
 
 from .compile import compile_procedural, compile_rules, info_kinds
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
-from .errors import RulingsError
+from .errors import ExtractError, NormalizeError, RulingsError
 from .extract import Record, extract
-from .generate import engine_tables, render, rules_hash, write_engine
+from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
 from .load import BuildData, SnapshotInfo, now_iso, read_records, read_snapshot_infos, write_database
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE, PROJECT_ROOT  # noqa: F401 (re-exported)
@@ -73,13 +74,25 @@ def process_page(source: Source, timings: dict[str, float], max_page_bytes: int 
     """One page through normalize and extract. Raises RulingsError for a bad page."""
     t0 = time.perf_counter()
     data = read_snapshot(source, max_page_bytes) if data is None else data
-    page = normalize(data, source)
+    page = _guarded(NormalizeError, source, normalize, data, source)
     t1 = time.perf_counter()
-    records = extract(page, info_kinds())
+    records = _guarded(ExtractError, source, extract, page, info_kinds())
     t2 = time.perf_counter()
     timings["normalize"] += t1 - t0
     timings["extract"] += t2 - t1
     return PageResult(source, records, SnapshotInfo(source.id, content_hash(data), len(data)), page.warnings)
+
+
+def _guarded(error: type[RulingsError], source: Source, stage, *args):
+    """Run one stage on one page. An exception no check foresaw (a bug, a
+    page unlike any seen) becomes the stage's error naming the source, so one
+    page never stops the build."""
+    try:
+        return stage(*args)
+    except RulingsError:
+        raise
+    except Exception as exc:
+        raise error(f"unexpected {type(exc).__name__}: {exc}", source_id=source.id, place=source.path) from exc
 
 
 def _previous_page(db_path: Path, source: Source) -> PageResult | None:
@@ -140,14 +153,21 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
            "unchanged": 0, "changed": len(pages), "failed": len(sources) - len(pages),
            "details": "; ".join(result.errors)}
     info = {"rules_hash": result.rules_hash, "corpus": str(Path(corpus_dir).resolve()), "built_at": now_iso()}
-    counts = write_database(Path(db_path), BuildData(sources, [p.snapshot for p in pages], records, rules,
-                                                     procedural, run, info))
-    result.linked_mentions = counts["card_mentions_linked"]
+    # The engine is written in full before the database is replaced and renamed
+    # right after it, so a killed build leaves both files as they were (but for
+    # the instant between the two renames, when the database is the new one).
+    staged = stage_engine(Path(engine_out), render(tables))
     t2 = time.perf_counter()
-    result.timings["load"] += t2 - t1
-
-    write_engine(Path(engine_out), render(tables))
-    result.timings["generate"] += time.perf_counter() - t2
+    result.timings["generate"] += t2 - t1
+    try:
+        counts = write_database(Path(db_path), BuildData(sources, [p.snapshot for p in pages], records, rules,
+                                                         procedural, run, info))
+    except BaseException:
+        discard_engine(staged)
+        raise
+    commit_engine(staged, Path(engine_out))
+    result.linked_mentions = counts["card_mentions_linked"]
+    result.timings["load"] += time.perf_counter() - t2
 
     result.records = len(records)
     result.dated_records = sum(1 for r in records if any(d.valid for d in r.dates))

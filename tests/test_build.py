@@ -4,7 +4,6 @@ import csv
 import re
 
 import duckdb
-import pytest
 
 from conftest import GOLD, import_module_from, make_corpus
 from pipeline.corpus import BUNDLED_CORPUS

@@ -414,7 +414,8 @@ def test_backoff_grows_exponentially(env, site):
 
 @pytest.mark.parametrize("body, reason", [
     (b"\x00\x01\x02\x03" * 1000, "page looks binary"),
-    (b"<html><body><div role='main'></div></body></html>", "page yields no records where"),
+    (b"<html><body><div role='main'></div></body></html>", "page has no text"),
+    (b"<html><body><article role='main'><p>A one-line page.</p></article></body></html>", "page shrank from"),
 ])
 def test_a_malformed_page_is_refused_and_the_snapshot_kept(env, site, body, reason):
     before = env.in_force(PLEDGES)

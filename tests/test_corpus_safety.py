@@ -1,0 +1,85 @@
+"""Manifest entries that try to leave the corpus folder are refused, naming
+the manifest line; a refused manifest changes nothing already built."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from corpus_kit import GOOD_HTML, PageSpec, db_fingerprint, good_corpus, write_corpus
+from pipeline.cli import main
+from pipeline.corpus import load_manifest, read_snapshot
+from pipeline.errors import CorpusError
+
+
+def _corpus_with(tmp_path, **fields):
+    """A corpus whose second row (manifest line 3) has ``fields``; the first is a good page.
+    The second row's page is never written (by default it names the first page)."""
+    fields = {"id": "bad-page", "content": "", "path": "pages/good-page.html", **fields}
+    return write_corpus(tmp_path / "c", [PageSpec("good-page", GOOD_HTML), PageSpec(**fields)])
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"id": "../../etc/passwd"}, "source id '../../etc/passwd' is not of the form"),
+    ({"id": "/etc/passwd"}, "source id '/etc/passwd' is not of the form"),
+    ({"id": "Bad Id"}, "source id 'Bad Id' is not of the form"),
+    ({"path": "../../etc/passwd"}, "bad-page, manifest.tsv:3: snapshot path '../../etc/passwd' leaves the corpus folder"),
+    ({"path": "pages/../../outside.html"}, "snapshot path 'pages/../../outside.html' leaves the corpus folder"),
+    ({"path": "/etc/passwd"}, "snapshot path '/etc/passwd' must be relative to the corpus folder"),
+    ({"path": "\\\\server\\share\\x.html"}, "must be relative to the corpus folder"),
+    ({"path": "pages/a\x00b.html"}, "contains a NUL character"),
+    ({"language": "ja"}, "bad-page, manifest.tsv:3: language 'ja' is not one of ['en', 'zh']"),
+    ({"id": "good-page"}, "duplicate source id 'good-page'"),
+])
+def test_bad_manifest_entries_are_refused(tmp_path, fields, message):
+    corpus = _corpus_with(tmp_path, **fields)
+    with pytest.raises(CorpusError) as err:
+        load_manifest(corpus)
+    assert message in str(err.value) and "manifest.tsv:3" in str(err.value)
+
+
+def test_symlinks_out_of_the_tree_are_refused(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.html").write_text(GOOD_HTML, encoding="utf-8")
+    corpus = _corpus_with(tmp_path, path="pages/link.html")
+    os.symlink(outside / "secret.html", corpus / "pages/link.html")
+    with pytest.raises(CorpusError, match=r"manifest.tsv:3: snapshot path 'pages/link.html' leaves the corpus folder"):
+        load_manifest(corpus)
+
+    corpus = _corpus_with(tmp_path / "2", path="pages/out/secret.html")  # a folder symlink on the way
+    os.symlink(outside, corpus / "pages/out")
+    with pytest.raises(CorpusError, match=r"'pages/out/secret.html' leaves the corpus folder"):
+        load_manifest(corpus)
+
+
+def test_symlink_inside_the_tree_is_followed(tmp_path):
+    corpus = _corpus_with(tmp_path, path="pages/alias.html")
+    os.symlink(corpus / "pages/good-page.html", corpus / "pages/alias.html")
+    bad = load_manifest(corpus)[1]
+    assert bad.snapshot == (corpus / "pages/good-page.html").resolve()
+    assert read_snapshot(bad) == GOOD_HTML.encode("utf-8")
+
+
+def test_manifest_that_is_not_utf8_is_refused(tmp_path):
+    corpus = good_corpus(tmp_path / "c")
+    (corpus / "manifest.tsv").write_bytes((corpus / "manifest.tsv").read_bytes() + "notes é\n".encode("latin-1"))
+    with pytest.raises(CorpusError, match=r"manifest.tsv, byte \d+: manifest is not UTF-8"):
+        load_manifest(corpus)
+
+
+def test_refused_manifest_changes_nothing_built(tmp_path):
+    corpus = good_corpus(tmp_path / "c")
+    db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"
+    args = ["build", "--corpus", str(corpus), "--db", str(db), "--engine-out", str(engine)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    before, module = db_fingerprint(db), engine.read_bytes()
+    with (corpus / "manifest.tsv").open("a", encoding="utf-8") as fh:
+        fh.write("\t".join(PageSpec("evil", "", path="../../../../etc/passwd").row()) + "\n")
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 1
+    assert ("Error: [corpus] evil, manifest.tsv:4: snapshot path '../../../../etc/passwd' leaves the corpus folder"
+            in out.output)
+    assert db_fingerprint(db) == before and engine.read_bytes() == module

@@ -1,0 +1,154 @@
+"""Property-based tests (Hypothesis): random bytes, text and HTML through
+normalize and extract raise nothing but the project's own errors, and every
+date token put into a page comes out on some record.
+
+A modest number of examples keeps the suite fast; fuzz deeper with
+``RULINGS_FUZZ_EXAMPLES=2000 pytest tests/test_properties.py``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.compile import info_kinds
+from pipeline.corpus import Source
+from pipeline.errors import RulingsError
+from pipeline.extract import extract
+from pipeline.normalize import normalize
+
+SETTINGS = settings(max_examples=int(os.environ.get("RULINGS_FUZZ_EXAMPLES", "60")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+FORMATS = st.sampled_from(["html", "text", "markdown"])
+LANGUAGES = st.sampled_from(["zh", "en"])
+
+
+def source(fmt: str, language: str) -> Source:
+    script = "Hans" if language == "zh" else "Latn"
+    return Source("fuzz-page", "https://example.org/p", language, script, "", fmt, "test", "p", False, "",
+                  Path("/dev/null"))
+
+
+def records_of(data: bytes, fmt: str, language: str):
+    """Normalize and extract; None when the page is refused with a project error.
+    Any other exception fails the test."""
+    try:
+        return extract(normalize(data, source(fmt, language)), info_kinds())
+    except RulingsError as exc:
+        assert exc.source_id == "fuzz-page" and exc.place
+        return None
+
+
+# --------------------------------------------------------------------------- never anything but our errors
+
+TAGS = ["p", "div", "span", "b", "a", "del", "li", "ul", "table", "tr", "td", "h1", "h2", "main", "article",
+        "nav", "script", "section", "br", "html", "body", "title", "pre", "s"]
+MARKUP = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(TAGS).map(lambda t: f"<{t}>"),
+    st.sampled_from(TAGS).map(lambda t: f"</{t}>"),
+    st.sampled_from(['<div class="line-block">', '<div class="line">', '<span class="strike">', '<a href="?fid=1">',
+                     '<div class="admonition"><p class="admonition-title">备注</p>', "<!--", "-->", "<![CDATA[",
+                     "&amp;", "&#0;", "&#xD800;", "&nbsp;", "<meta charset=big5>", "<?xml version='1.0'?>",
+                     "17/3/24", "「", "」", "。", "例：", "\x00", "\u2028"]),
+)
+
+
+@SETTINGS
+@given(data=st.binary(max_size=3000), fmt=FORMATS, language=LANGUAGES)
+def test_random_bytes_raise_only_project_errors(data, fmt, language):
+    records_of(data, fmt, language)
+
+
+@SETTINGS
+@given(text=st.text(max_size=3000), fmt=FORMATS, language=LANGUAGES)
+def test_random_text_raises_only_project_errors(text, fmt, language):
+    records_of(text.encode("utf-8"), fmt, language)
+
+
+@SETTINGS
+@given(parts=st.lists(MARKUP, max_size=120), language=LANGUAGES)
+def test_random_markup_raises_only_project_errors(parts, language):
+    records_of("".join(parts).encode("utf-8"), "html", language)
+
+
+# --------------------------------------------------------------------------- no date token is lost
+
+# Filler text: anything but the few characters that make Markdown or a list of
+# their own (headings, links, quotes) or that join with a token's digits.
+FILLER = st.text(st.characters(blacklist_categories=["Cs", "Cc"], blacklist_characters="#[]()>/0123456789"),
+                 max_size=40)
+SEPARATORS = st.sampled_from([" ", "，", "。", ". ", "、", "\u3000"])
+SHORT = st.tuples(st.integers(0, 99), st.integers(0, 19), st.integers(0, 39)).map(lambda t: "%d/%d/%d" % t)
+FULL = st.tuples(st.integers(1990, 2110), st.integers(0, 19), st.integers(0, 39)).flatmap(
+    lambda t: st.sampled_from(["%d年%d月%d日" % t, "%d-%02d-%02d" % t]))
+TOKENS = st.one_of(SHORT, SHORT, FULL)
+
+
+@st.composite
+def dated_text(draw) -> tuple[str, list[str]]:
+    """Filler with date tokens between separators; returns (text, tokens)."""
+    parts, tokens = [draw(FILLER)], []
+    for _ in range(draw(st.integers(1, 4))):
+        token = draw(TOKENS)
+        tokens.append(token)
+        parts += [draw(SEPARATORS), token, draw(SEPARATORS), draw(FILLER)]
+    return "".join(parts), tokens
+
+
+def assert_no_token_lost(records, tokens: list[str]) -> None:
+    assert records is not None
+    found = Counter(d.raw for r in records for d in r.dates)
+    missing = Counter(tokens) - found
+    assert not missing, (missing, [r.text for r in records])
+
+
+@SETTINGS
+@given(lines=st.lists(st.one_of(dated_text(), FILLER.map(lambda f: (f, []))), min_size=1, max_size=8),
+       blank=st.lists(st.booleans(), min_size=8, max_size=8), fmt=st.sampled_from(["text", "markdown"]),
+       language=LANGUAGES)
+def test_text_pages_keep_every_date_token(lines, blank, fmt, language):
+    body = "".join(text + ("\n\n" if gap else "\n") for (text, _), gap in zip(lines, blank))
+    tokens = [t for _, ts in lines for t in ts]
+    if not tokens:
+        return
+    assert_no_token_lost(records_of(body.encode("utf-8"), fmt, language), tokens)
+
+
+def _leaf(dated: tuple[str, list[str]]) -> tuple[str, list[str]]:
+    return html.escape(dated[0]), dated[1]
+
+
+def _wrap(children: list[tuple[str, list[str]]], open_tag: str, close_tag: str) -> tuple[str, list[str]]:
+    return open_tag + "".join(c[0] for c in children) + close_tag, [t for c in children for t in c[1]]
+
+
+CONTAINERS = [("<div>", "</div>"), ("<p>", "</p>"), ("<span>", "</span>"), ("<b>", "</b>"), ("<del>", "</del>"),
+              ('<a href="https://www.db.yugioh-card.com/faq?fid=19093">', "</a>"), ("<section>", "</section>"),
+              ("<blockquote>", "</blockquote>"), ("<ul><li>", "</li></ul>"), ("<table><tr><td>", "</td></tr></table>"),
+              ('<div class="line-block"><div class="line">', "</div></div>"), ('<div class="line-block">', "</div>"),
+              ('<span class="strike">', "</span>"),
+              ('<div class="admonition"><p class="admonition-title">备注</p>', "</div>")]
+HTML_TREE = st.recursive(
+    st.one_of(dated_text().map(_leaf), FILLER.map(lambda f: (html.escape(f), [])),
+              st.sampled_from(["<br>", "<h2>指示物</h2>", "<h3>备注</h3>", "<!-- 17/3/24 -->"]).map(lambda t: (t, []))),
+    lambda inner: st.tuples(st.lists(inner, min_size=1, max_size=4), st.sampled_from(CONTAINERS)).map(
+        lambda x: _wrap(x[0], *x[1])),
+    max_leaves=25,
+)
+
+
+@SETTINGS
+@given(tree=HTML_TREE, content=st.sampled_from([("<main>", "</main>"), ('<article role="main">', "</article>"),
+                                                ("", "")]), language=LANGUAGES)
+def test_html_pages_keep_every_date_token(tree, content, language):
+    markup, tokens = tree
+    if not tokens:
+        return
+    page = f"<html><head><title>t</title></head><body><nav>17/1/1</nav>{content[0]}{markup}{content[1]}</body></html>"
+    assert_no_token_lost(records_of(page.encode("utf-8"), "html", language), tokens)
