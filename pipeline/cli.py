@@ -84,10 +84,17 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
         if not as_json:
             click.echo(f"  processing {source_id}", err=True)
 
+    from filelock import FileLock, Timeout
+
     from .run import build as run_build
 
+    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(f"{db_path}.lock")  # the lock `rulings refresh` takes: never both on one database
     try:
-        result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes)
+        with lock.acquire(timeout=0):
+            result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes)
+    except Timeout:
+        _fail(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again later")
     except RulingsError as exc:
         _fail(str(exc))
     summary = result.summary()

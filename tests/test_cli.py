@@ -115,3 +115,14 @@ def test_show_record_provenance(built):
 def test_missing_database_is_a_clear_error(tmp_path):
     out = CliRunner().invoke(main, ["ask", "counters", "face_down", "--db", str(tmp_path / "none.duckdb")])
     assert out.exit_code == 1 and "run `rulings build` first" in out.output
+
+
+def test_build_refuses_to_run_while_the_database_is_locked(tmp_path):
+    from filelock import FileLock
+
+    corpus = make_corpus(tmp_path / "c", ["seed-000-battle-position"])
+    db = tmp_path / "r.duckdb"
+    with FileLock(f"{db}.lock"):
+        out = CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(db),
+                                        "--engine-out", str(tmp_path / "e.py")])
+    assert out.exit_code == 1 and "is running" in out.output and not db.exists()
