@@ -266,15 +266,6 @@ def detect_script(text: str, min_evidence: int = 1) -> str:
     return "Hant" if trad > simp else "Hans"
 
 
-LANG_TAGS = (
-    re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)", re.I),
-    re.compile(r"<meta\b[^>]*?http-equiv\s*=\s*[\"']?content-language[\"']?[^>]*?content\s*=\s*[\"']?"
-               r"([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)", re.I),
-    re.compile(r"<meta\b[^>]*?content\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)[\"']?[^>]*?"
-               r"http-equiv\s*=\s*[\"']?content-language", re.I),
-)
-
-
 @dataclass(frozen=True)
 class LangTag:
     """What a BCP 47 tag such as ``zh-Hant-TW`` says: language, script, region."""
@@ -295,17 +286,6 @@ def parse_lang_tag(tag: str) -> LangTag:
     if not script and language == "zh" and raw_region:
         script = "Hant" if region in ("TW", "HK") else "Hans" if region == "CN" else ""
     return LangTag(language, script, region if region in REGIONS else "")
-
-
-def page_lang_tag(html: str) -> LangTag:
-    """The language a page declares (``<html lang>``, then a content-language
-    meta tag), read from its first 8 KB; empty when it declares none."""
-    head = html[:8192]
-    for pattern in LANG_TAGS:
-        m = pattern.search(head)
-        if m:
-            return parse_lang_tag(m.group(1))
-    return LangTag()
 
 
 def resolve_script_region(text: str, declared_script: str = "", declared_region: str = "",

@@ -1,16 +1,18 @@
 """Stage 2, extract: :class:`~pipeline.normalize.Page` -> ruling :class:`Record` s.
 
 A record is one ruling sentence (or example line) with its section path, its
-dates, the cards it names in 「」, and what it states. The work is split like
-spaCy's own rule-based components: finding matches and setting annotations in
-spaCy components (blank pipelines, no model download), then resolving them
-into statements in plain functions:
+dates, the cards it names in 「」, and what it states. Dates and card names
+are found by their regular expressions (:mod:`pipeline.dates`,
+``CARD_QUOTE``) in the original text, so their offsets match the page's
+links. Terms are matched the way spaCy's rule-based components do it (blank
+pipelines, no model download), and only on the records that can state
+something, batched through ``nlp.pipe``:
 
-* ``rulings_dates``: date tokens (``17/3/24``) -> ``doc.spans["dates"]``;
-* ``rulings_cards``: names quoted in 「」 -> ``doc.spans["cards"]``;
-* ``rulings_retention`` (Chinese): a ``SpanRuler`` over the term lists of
-  ``schema/retention_terms.json`` -> ``doc.spans["retention"]``;
-* ``rulings_procedural`` (English): a ``PhraseMatcher`` over
+* ``rulings_retention`` (Chinese, records of a retention topic section of
+  ``schema/retention_terms.json``): a ``SpanRuler`` over its term lists ->
+  ``doc.spans["retention"]``;
+* ``rulings_procedural`` (English, sentences holding every word of one of a
+  rule's phrase sets): a ``PhraseMatcher`` over
   ``schema/procedural_rules.json`` -> ``doc.user_data["procedural"]``.
 
 :func:`resolve_statements` then reads the matched terms clause by clause:
@@ -153,23 +155,6 @@ def _retention_patterns() -> list[dict]:
 
 # --------------------------------------------------------------------------- spaCy components
 
-@Language.component("rulings_dates")
-def _dates_component(doc: Doc) -> Doc:
-    dates = find_dates(doc.text, doc.lang_)
-    doc.user_data["dates"] = dates
-    spans = [doc.char_span(d.start, d.end, label=d.iso or "INVALID", alignment_mode="expand") for d in dates]
-    doc.spans["dates"] = [s for s in spans if s is not None]
-    return doc
-
-
-@Language.component("rulings_cards")
-def _cards_component(doc: Doc) -> Doc:
-    spans = [doc.char_span(m.start(1), m.end(1), label="CARD", alignment_mode="expand")
-             for m in CARD_QUOTE.finditer(doc.text)]
-    doc.spans["cards"] = [s for s in spans if s is not None]
-    return doc
-
-
 @Language.factory("rulings_procedural")
 def _procedural_factory(nlp: Language, name: str):
     matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
@@ -197,15 +182,11 @@ def pipeline_for(language: str) -> Language:
     """The blank spaCy pipeline for ``zh`` (character tokens) or ``en``."""
     if language == "zh":
         nlp = spacy.blank("zh")
-        nlp.add_pipe("rulings_dates")
-        nlp.add_pipe("rulings_cards")
         ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
                              config={"spans_key": "retention", "phrase_matcher_attr": "ORTH", "validate": False})
         ruler.add_patterns(_retention_patterns())
     else:
         nlp = spacy.blank("en")
-        nlp.add_pipe("rulings_dates")
-        nlp.add_pipe("rulings_cards")
         nlp.add_pipe("rulings_procedural")
     return nlp
 
@@ -273,6 +254,8 @@ def record_id(source_id: str, section: tuple[str, ...], norm: str, occurrence: i
 
 
 def _struck_share(line: Line, a: int, b: int) -> float:
+    if not line.struck:
+        return 0.0
     chars = sum(1 for ch in line.text[a:b] if not ch.isspace())
     if not chars:
         return 0.0
@@ -328,33 +311,64 @@ def segment(page: Page) -> list[Record]:
 
 # --------------------------------------------------------------------------- annotations
 
-def annotate(records: list[Record], language: str, script: str = "Hans", region: str = "") -> list[Doc]:
-    """Run the spaCy pipeline over the records (batched) and copy dates, cards
-    (with their names in Simplified script, converted for ``script`` and
-    ``region``) and procedural rules onto them. Returns the docs for
-    statement resolution."""
+@lru_cache(maxsize=1)
+def _procedural_word_sets() -> tuple[tuple[str, ...], ...]:
+    """Every phrase set of ``schema/procedural_rules.json``, lowercased."""
+    return tuple(tuple(p.lower() for p in phrases)
+                 for rule in procedural_rules().values() for phrases in rule["phrase_sets"])
+
+
+def needs_matching(record: Record, language: str) -> bool:
+    """Whether the spaCy matchers can find anything the record uses: a
+    Chinese record in a retention topic section (only those state
+    something), an English sentence holding every phrase of one procedural
+    phrase set as a substring (a superset of the token matches)."""
+    if language == "zh":
+        return _section_config(record.norm_section or record.section) is not None
+    lowered = record.norm.lower()
+    return any(all(p in lowered for p in phrases) for phrases in _procedural_word_sets())
+
+
+def annotate(records: list[Record], language: str, script: str = "Hans", region: str = "") -> list[Doc | None]:
+    """Copy dates, cards (with their names in Simplified script, converted for
+    ``script`` and ``region``) and procedural rules onto the records; run the
+    spaCy pipeline (batched) over those :func:`needs_matching` picks.
+    Returns one doc per record (None where no matching was needed) for
+    statement resolution. Raises ExtractError naming the block for a
+    sentence over spaCy's length limit."""
     nlp = pipeline_for("zh" if language == "zh" else "en")
-    for record in records:
+    matched = [i for i, r in enumerate(records) if needs_matching(r, language)]
+    for i in matched:
+        record = records[i]
         if len(record.norm) > nlp.max_length:
             raise ExtractError(f"a sentence of {len(record.norm)} characters is over the limit of {nlp.max_length}",
                                source_id=record.source_id,
                                place=f"block {record.block} (section {' / '.join(record.section) or '-'})")
-    docs = list(nlp.pipe((r.norm for r in records), batch_size=256))
-    for record, doc in zip(records, docs):
-        # Dates and card names come from the original text so offsets match links.
-        record.dates = find_dates(record.text, language)
+    docs: list[Doc | None] = [None] * len(records)
+    for i, doc in zip(matched, nlp.pipe((records[i].norm for i in matched), batch_size=256)):
+        docs[i] = doc
+        records[i].procedural = list(doc.user_data.get("procedural", []))
+    for record in records:
+        _dates_and_cards(record, language, script, region)
+    return docs
+
+
+def _dates_and_cards(record: Record, language: str, script: str, region: str) -> None:
+    """Dates (with the FAQ id of a date's link) and 「」 card mentions, from
+    the original text so offsets match links."""
+    record.dates = find_dates(record.text, language)
+    if record.links:
         for d in record.dates:
             for start, end, href in record.links:
                 if start <= d.start and d.end <= end + 1:
                     fid = FAQ_ID.search(href)
                     if fid:
                         record.faq.append((d.raw, fid.group(1), href))
+    if "「" in record.text:
         for m in CARD_QUOTE.finditer(record.text):
             url = next((h for s, e, h in record.links if s >= m.start(1) - 1 and e <= m.end(1) + 1), None)
             norm_name = to_simplified(m.group(1), script, region) if language == "zh" else m.group(1)
             record.cards.append(CardMention(m.group(1), m.start(1), m.end(1), url, norm_name))
-        record.procedural = list(doc.user_data.get("procedural", []))
-    return docs
 
 
 def fill_heading_dates(records: list[Record]) -> None:
@@ -393,9 +407,9 @@ def _inside(ranges: list[tuple[int, int]], a: int, b: int, strict: bool = True) 
     return any(s <= a and b <= e for s, e in ranges) if strict else any(a < e and s < b for s, e in ranges)
 
 
-def _terms(doc: Doc) -> list[_Term]:
-    """Matched terms, longest-then-leftmost, minus those inside quotes."""
-    text = doc.text
+def _terms(doc: Doc, text: str) -> list[_Term]:
+    """Matched terms, longest-then-leftmost, minus those inside quotes;
+    ``text`` is the doc's text (``doc.text`` joins its tokens anew each time)."""
     card_ranges = _quote_ranges(text, "「", "」")
     quoted = _quote_ranges(text, "『", "』")
     terms = []
@@ -439,13 +453,14 @@ def _outside_parens(text: str) -> str:
     return re.sub(r"（[^（）]*）|\([^()]*\)", "", text)
 
 
-def _sentence_statements(doc: Doc, ctx: _Context, all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
-    """Statements of one sentence and the kinds it spoke of (for the next sentence)."""
-    text = doc.text
+def _sentence_statements(doc: Doc, text: str, ctx: _Context,
+                         all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
+    """Statements of one sentence (``text``, the text of ``doc``) and the
+    kinds it spoke of (for the next sentence)."""
     t = retention_terms()
     if any(term in _outside_parens(text) for term in t["out_of_scope"]):
         return [], None
-    terms = _terms(doc)
+    terms = _terms(doc, text)
     allowed = ctx.allowed | ({ctx.default} if ctx.default else set())
     statements: list[Statement] = []
     pending: list[str] = []
@@ -536,7 +551,7 @@ def _section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str
     return None
 
 
-def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[str]) -> None:
+def resolve_statements(records: list[Record], docs: list[Doc | None], all_kinds: list[str]) -> None:
     """Fill ``record.statements``: principles state, examples support.
 
     An example supports the statements of the principles just before it in
@@ -550,11 +565,11 @@ def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[s
     for record, doc in zip(records, docs):
         section = record.norm_section or record.section
         cfg = _section_config(section)
-        if cfg is None:
+        if cfg is None or doc is None:
             continue
         if record.role == "example":
             last_role[record.block] = "example"
-            events = {x.value for x in _terms(doc) if x.kind == "EVENT"}
+            events = {x.value for x in _terms(doc, record.norm) if x.kind == "EVENT"}
             for principle in principles.get(record.block, []):
                 for s in principle.statements:
                     if s.basis == "stated" and (not events or s.event in events):
@@ -563,7 +578,7 @@ def resolve_statements(records: list[Record], docs: list[Doc], all_kinds: list[s
             continue
         ctx_key = section[:2]
         ctx = _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key))
-        statements, kinds = _sentence_statements(doc, ctx, all_kinds)
+        statements, kinds = _sentence_statements(doc, record.norm, ctx, all_kinds)
         record.statements = statements
         if statements and record.status != "superseded":
             if last_role.get(record.block) == "example":

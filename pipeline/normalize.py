@@ -1,6 +1,11 @@
 """Stage 1, normalize: page bytes -> :class:`Page` of ordered text blocks.
 
-* HTML is parsed with BeautifulSoup (lxml). Only the content element is kept
+* HTML is parsed once with lxml and its tree is walked directly: a
+  BeautifulSoup tree of the same page costs about 17 times the lxml parse
+  (``python -m bench`` prints both). BeautifulSoup reads the page's
+  ``<head>`` (title, declared language: a small, often sloppy part) and
+  parses the pages libxml2 gives up on (markup nested over 2048 levels).
+  Only the content element is kept
   (Sphinx ``article[role=main]``, MediaWiki ``.mw-parser-output``, ``main`` ...);
   site chrome (navigation, sidebars, footers, "edit" and heading anchor links,
   scripts) is dropped. Headings become the block's ``section`` path; an
@@ -35,12 +40,11 @@ import warnings as _warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bs4 import BeautifulSoup, Comment, MarkupResemblesLocatorWarning, NavigableString, SoupStrainer, Tag
-from bs4 import XMLParsedAsHTMLWarning
+from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
 from lxml import etree
 
 from .chinese import (LangTag, canonical_text, map_regional_terms, match_key, name_key,  # noqa: F401
-                      opencc_config, page_lang_tag, regional_terms, resolve_script_region, to_simplified)
+                      opencc_config, parse_lang_tag, regional_terms, resolve_script_region, to_simplified)
 from .corpus import Source
 from .encoding import decode_bytes
 from .dates import find_dates
@@ -107,6 +111,7 @@ class Page:
     title: str
     blocks: list[Block]
     warnings: list[str] = field(default_factory=list)
+    lang_tag: LangTag = field(default_factory=LangTag)  # the language the page's <head> declares
 
 
 # --------------------------------------------------------------------------- decoding
@@ -141,62 +146,102 @@ def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tup
 
 # --------------------------------------------------------------------------- HTML
 
-def _is_chrome(tag: Tag) -> bool:
-    if tag.name in CHROME_TAGS:
+# One lxml parse serves the walk and the repair warnings. libxml2's limits on
+# depth and text size are lifted (huge_tree): hostile pages nest deep.
+_PARSER_OPTIONS = dict(encoding="utf-8", recover=True, remove_comments=True, remove_pis=True, huge_tree=True)
+_NO_CLASSES: frozenset[str] = frozenset()
+_WHITESPACE = re.compile(r"\s+")
+HEAD_END = re.compile(r"<body[\s>]", re.I)
+HEAD_LIMIT = 65536
+
+
+def _css_to_xpath(selector: str) -> str:
+    """The XPath of the simple selectors of CONTENT_SELECTORS: ``tag``,
+    ``tag[attr=value]``, ``tag.class``, ``tag#id``."""
+    m = re.fullmatch(r"([a-z]+)(?:\[([a-z-]+)=([\w-]+)\]|\.([\w-]+)|#([\w-]+))?", selector)
+    if m is None:
+        raise ValueError(f"unsupported content selector {selector!r}")
+    tag, attr, value, cls, ident = m.groups()
+    if attr:
+        return f"//{tag}[@{attr}='{value}']"
+    if cls:
+        return f"//{tag}[contains(concat(' ', normalize-space(@class), ' '), ' {cls} ')]"
+    return f"//{tag}[@id='{ident}']" if ident else f"//{tag}"
+
+
+_CONTENT_XPATHS = tuple(etree.XPath(_css_to_xpath(s)) for s in CONTENT_SELECTORS)
+
+
+def _classes(el) -> frozenset[str]:
+    value = el.get("class")
+    return frozenset(value.split()) if value else _NO_CLASSES
+
+
+def _is_chrome(el, classes: frozenset[str]) -> bool:
+    if el.tag in CHROME_TAGS or classes & CHROME_CLASSES:
         return True
-    classes = set(tag.get("class") or ())
-    if classes & CHROME_CLASSES:
-        return True
-    return tag.get("role") in ("navigation", "banner", "contentinfo", "search")
+    return el.get("role") in ("navigation", "banner", "contentinfo", "search")
+
+
+def _items(el):
+    """The children of ``el`` in document order, text included: its ``.text``,
+    then each child element followed by that child's ``.tail``."""
+    if el.text:
+        yield el.text
+    for child in el:
+        if isinstance(child.tag, str):  # an entity reference left in the tree is only its tail
+            yield child
+        if child.tail:
+            yield child.tail
 
 
 def _collapse(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+    return _WHITESPACE.sub(" ", text)
 
 
-def _line_from(element: Tag) -> Line:
-    """Text of ``element`` with the ranges of struck text and links."""
+def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
+    """Text of ``element`` with the ranges of struck text and links; elements
+    in ``skip`` (an admonition's title, already a section name) are left out."""
     parts: list[str] = []
     struck: list[tuple[int, int]] = []
     links: list[Link] = []
     pos = 0
     # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
-    # Each frame: (children left to visit, inside struck text, the tag, text position at its start).
-    stack = [(iter(element.children), False, element, 0)]
+    # Each frame: (items left to visit, inside struck text, the element, text position at its start).
+    stack = [(_items(element), False, element, 0)]
     while stack:
-        children, in_strike, tag, start = stack[-1]
-        child = next(children, None)
+        items, in_strike, el, start = stack[-1]
+        child = next(items, None)
         if child is None:
             stack.pop()
-            if tag.name == "a" and tag.get("href") and pos > start and tag is not element:
-                links.append(Link(start, pos, tag["href"]))
-            continue
-        if isinstance(child, Comment):
-            continue
-        if isinstance(child, NavigableString):
-            s = _collapse(str(child))
+            if el.tag == "a" and pos > start and el is not element and el.get("href"):
+                links.append(Link(start, pos, el.get("href")))
+        elif isinstance(child, str):
+            s = _collapse(child)
             if s:
                 parts.append(s)
                 if in_strike:
                     struck.append((pos, pos + len(s)))
                 pos += len(s)
-        elif isinstance(child, Tag):
-            if _is_chrome(child):
-                continue
-            if child.name == "br":
-                parts.append(" ")
-                pos += 1
-                continue
-            strike = in_strike or child.name in STRIKE_TAGS or "strike" in (child.get("class") or ())
-            stack.append((iter(child.children), strike, child, pos))
+        elif child.tag == "br":
+            parts.append(" ")
+            pos += 1
+        else:
+            classes = _classes(child)
+            if not _is_chrome(child, classes) and child not in skip:
+                strike = in_strike or child.tag in STRIKE_TAGS or "strike" in classes
+                stack.append((_items(child), strike, child, pos))
     raw = "".join(parts)
-    lead = len(raw) - len(raw.lstrip())
     text = raw.strip()
+    if not struck and not links:
+        return Line(text)
+    lead = len(raw) - len(raw.lstrip())
     shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
+    shifted_links = ((shift(l.start, l.end), l.href) for l in links)
     return Line(
         text=text,
         struck=tuple(r for r in (shift(a, b) for a, b in struck) if r[1] > r[0]),
-        links=tuple(Link(*shift(l.start, l.end), l.href) for l in links if shift(l.start, l.end)[1] > shift(l.start, l.end)[0]),
+        links=tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a),
     )
 
 
@@ -206,6 +251,7 @@ class _HtmlWalker:
     def __init__(self) -> None:
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
+        self.skip: set = set()  # admonition titles, already used as a section name
 
     def section(self, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         return tuple(t for _, t in self.headings) + extra
@@ -215,9 +261,9 @@ class _HtmlWalker:
         if lines:
             self.blocks.append(Block(len(self.blocks), self.section(extra), lines, bullet))
 
-    def walk(self, element: Tag, extra: tuple[str, ...] = (), bullet: bool = False) -> None:
+    def walk(self, element, extra: tuple[str, ...] = (), bullet: bool = False) -> None:
         # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
-        stack = [[iter(element.children), extra, bullet]]
+        stack = [[_items(element), extra, bullet]]
         while stack:
             frame = stack[-1]
             child = next(frame[0], None)
@@ -229,90 +275,159 @@ class _HtmlWalker:
                 stack.append(inner)
 
     def _visit(self, child, frame: list) -> list | None:
-        """Handle one child of the element of ``frame`` = [children left, extra
+        """Handle one item of the element of ``frame`` = [items left, extra
         section names, bullet]; returns the frame to descend into, if any."""
         _, extra, bullet = frame
-        if not isinstance(child, Tag) or _is_chrome(child):
-            if isinstance(child, NavigableString) and not isinstance(child, Comment) and str(child).strip():
-                self.emit([Line(_collapse(str(child)).strip())], extra, bullet)
+        if isinstance(child, str):  # text directly inside a container is a block of its own
+            if child.strip():
+                self.emit([Line(_collapse(child).strip())], extra, bullet)
             return None
-        name = child.name
-        classes = set(child.get("class") or ())
+        classes = _classes(child)
+        if _is_chrome(child, classes) or child in self.skip:
+            return None
+        name = child.tag
         if name in HEADINGS:
             level = HEADINGS[name]
             self.headings = [h for h in self.headings if h[0] < level]
-            self.headings.append((level, _line_from(child).text.replace("¶", "").strip()))
+            self.headings.append((level, _line_from(child, self.skip).text.replace("¶", "").strip()))
         elif "line-block" in classes:
             self.emit(self._lines_of_line_block(child), extra, bullet)
             frame[2] = False
         elif "admonition" in classes:
-            title = child.find(class_="admonition-title")
-            label = _line_from(title).text if title else ""
-            if title:
-                title.extract()
-            return [iter(child.children), extra + ((label,) if label else ()), bullet]
+            title = next((el for el in child.iterdescendants() if "admonition-title" in _classes(el)), None)
+            label = _line_from(title, self.skip).text if title is not None else ""
+            if title is not None:
+                self.skip.add(title)
+            return [_items(child), extra + ((label,) if label else ()), bullet]
         elif name in BLOCK_TAGS:
-            self.emit([_line_from(child)], extra, bullet)
+            self.emit([_line_from(child, self.skip)], extra, bullet)
             frame[2] = False
         elif name == "li":
-            if child.find(["p", "div", "ul", "ol", "table"]):
-                return [iter(child.children), extra, True]
-            self.emit([_line_from(child)], extra, True)
+            if next(child.iterdescendants("p", "div", "ul", "ol", "table"), None) is not None:
+                return [_items(child), extra, True]
+            self.emit([_line_from(child, self.skip)], extra, True)
         elif name == "tr":
-            self.emit([_line_from(child)], extra, bullet)
+            self.emit([_line_from(child, self.skip)], extra, bullet)
         else:
-            return [iter(child.children), extra, bullet]
+            return [_items(child), extra, bullet]
         return None
 
-    @staticmethod
-    def _lines_of_line_block(block: Tag) -> list[Line]:
+    def _lines_of_line_block(self, block) -> list[Line]:
         """Each ``.line`` child is a line; nested line-blocks are read in
         place; any other child (not Sphinx's markup, but seen) is a line too."""
         lines: list[Line] = []
-        stack = [iter(block.children)]
+        stack = [_items(block)]
         while stack:
             el = next(stack[-1], None)
             if el is None:
                 stack.pop()
-            elif isinstance(el, Tag):
-                if "line-block" in (el.get("class") or ()):
-                    stack.append(iter(el.children))
-                elif not _is_chrome(el):
-                    lines.append(_line_from(el))
-            elif isinstance(el, NavigableString) and not isinstance(el, Comment) and el.strip():
-                lines.append(Line(_collapse(str(el)).strip()))
+            elif isinstance(el, str):
+                if el.strip():
+                    lines.append(Line(_collapse(el).strip()))
+            else:
+                classes = _classes(el)
+                if "line-block" in classes:
+                    stack.append(_items(el))
+                elif not _is_chrome(el, classes) and el not in self.skip:
+                    lines.append(_line_from(el, self.skip))
         return lines
 
 
-def _content_element(soup: BeautifulSoup) -> Tag | None:
-    for selector in CONTENT_SELECTORS:
-        found = soup.select_one(selector)
-        if found is not None:
-            return found
-    return soup.body
+def _content_element(root):
+    for xpath in _CONTENT_XPATHS:
+        found = xpath(root)
+        if found:
+            return found[0]
+    return root.find("body")
 
 
-def normalize_html(text: str, source: Source) -> Page:
-    """HTML text -> Page. Warns (does not fail) when no content element exists."""
-    warnings: list[str] = []
-    # Parsing only <title> and the body's content saves most of the tree building.
+def _parse(text: str):
+    """(root element or None, libxml2's error log) of the page's HTML.
+
+    libxml2 gives up on markup nested deeper than 2048 levels (the rest of
+    the page is lost); such a page is parsed again by BeautifulSoup, whose
+    tree has no depth limit, and its tree is copied into an lxml one.
+    """
+    parser = etree.HTMLParser(**_PARSER_OPTIONS)
+    try:
+        root = etree.fromstring(text.encode("utf-8", "replace"), parser)
+    except (etree.LxmlError, ValueError):
+        root = None
+    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        root = _tree_from_soup(text)
+    return root, parser.error_log
+
+
+def _tree_from_soup(text: str):
+    """The lxml tree of BeautifulSoup's parse of ``text`` (comments dropped,
+    attributes lxml cannot hold skipped). Explicit stack: any depth."""
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        _warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        soup = BeautifulSoup(text, "lxml")
+    root = etree.Element("html")
+    stack = [(iter(soup.html.children if soup.html else soup.children), root)]
+    while stack:
+        children, parent = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif isinstance(child, Tag):
+            el = etree.SubElement(parent, child.name)
+            for name, value in child.attrs.items():
+                try:
+                    el.set(name, " ".join(value) if isinstance(value, list) else value)
+                except ValueError:
+                    pass
+            stack.append((iter(child.children), el))
+        elif type(child) is NavigableString:  # not a comment, doctype or CDATA
+            last = parent[-1] if len(parent) else None
+            if last is None:
+                parent.text = (parent.text or "") + str(child)
+            else:
+                last.tail = (last.tail or "") + str(child)
+    return root
+
+
+def page_head(text: str) -> tuple[str, LangTag]:
+    """(title, declared language) from the page's ``<head>``, parsed with
+    BeautifulSoup: only the text before ``<body`` (at most 64 KB) is parsed,
+    so it costs little whatever the page's size."""
+    end = HEAD_END.search(text, 0, HEAD_LIMIT)
+    head = text[:end.start() if end else HEAD_LIMIT]
     with _warnings.catch_warnings():  # bs4's advice on odd markup is for programmers, not about the page
         _warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
         _warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
-        soup = BeautifulSoup(text, "lxml", parse_only=SoupStrainer(["title", "body"]))
-    title_tag = soup.find("title")
-    title = _collapse(title_tag.get_text()).strip() if title_tag else ""
-    content = _content_element(soup)
+        soup = BeautifulSoup(head, "lxml")
+    title = _collapse(soup.title.get_text()).strip() if soup.title else ""
+    html = soup.find("html")
+    lang = html.get("lang") if html is not None else None
+    if not lang:
+        meta = soup.find("meta", attrs={"http-equiv": re.compile("^content-language$", re.I)})
+        lang = meta.get("content") if meta is not None else None
+    return title, parse_lang_tag(lang.strip()) if isinstance(lang, str) and lang.strip() else LangTag()
+
+
+def normalize_html(text: str, source: Source) -> Page:
+    """HTML text -> Page. Warns (does not fail) when no content element exists.
+
+    Raises NormalizeError naming the source when the page has neither a
+    content element nor a body, or no text in it.
+    """
+    warnings: list[str] = []
+    root, errors = _parse(text)
+    content = _content_element(root) if root is not None else None
     if content is None:
         raise NormalizeError("page has no body or content element", source_id=source.id, place="<body>")
-    if content.name == "body":
+    if content.tag == "body":
         warnings.append(f"{source.id}: no content element ({', '.join(CONTENT_SELECTORS[:3])} ...); used <body>")
     walker = _HtmlWalker()
     walker.walk(content)
     if not walker.blocks:
-        raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.name}>")
-    warnings.extend(markup_warnings(text, source.id))
-    return Page(source.id, source.language, source.script, source.region, title, walker.blocks, warnings)
+        raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")
+    warnings.extend(markup_warnings(text, errors, source.id))
+    title, lang = page_head(text)
+    return Page(source.id, source.language, source.script, source.region, title, walker.blocks, warnings, lang)
 
 
 # --------------------------------------------------------------------------- plain text and Markdown
@@ -417,20 +532,20 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None) 
         text = CONTROL_CHARS.sub("", text)
     page = normalize_html(text, source) if source.format == "html" else normalize_text(text, source)
     page.warnings[:0] = warnings
-    settle_script(page, text if source.format == "html" else "")
+    settle_script(page)
     mismatch = language_warning(page)
     if mismatch:
         page.warnings.append(mismatch)
     return page
 
 
-def settle_script(page: Page, html: str = "") -> None:
+def settle_script(page: Page) -> None:
     """Set ``page.script`` and ``page.region`` of a Chinese page to what its
     text is written in: the manifest's declaration, else the page's own
-    ``lang`` (from ``html``), checked against the characters of its blocks
-    (:func:`pipeline.chinese.resolve_script_region`). A page without a
+    ``lang`` (:attr:`Page.lang_tag`), checked against the characters of its
+    blocks (:func:`pipeline.chinese.resolve_script_region`). A page without a
     language in the manifest takes the one its ``lang`` declares."""
-    tag = page_lang_tag(html) if html else LangTag()
+    tag = page.lang_tag
     if not page.language and tag.language:
         page.language = tag.language
     if page.language != "zh":
@@ -448,17 +563,13 @@ HTML_OPEN = re.compile(r"<html[\s>]", re.I)
 HTML_CLOSE = re.compile(r"</html\s*>", re.I)
 
 
-def markup_warnings(text: str, source_id: str) -> list[str]:
+def markup_warnings(text: str, errors, source_id: str) -> list[str]:
     """Warnings for HTML that the parser had to repair: mismatched closing
-    tags (libxml2's report, with line and column) and a page that ends without
-    ``</html>`` (probably truncated). The page is still processed."""
+    tags (libxml2's ``errors`` log of the parse, with line and column) and a
+    page that ends without ``</html>`` (probably truncated). The page is
+    still processed."""
     warnings = []
-    parser = etree.HTMLParser(recover=True, encoding="utf-8")
-    try:
-        etree.fromstring(text.encode("utf-8", "replace"), parser)
-    except (etree.LxmlError, ValueError):
-        pass  # the BeautifulSoup parse already succeeded; this check is advisory
-    mismatched = [e for e in parser.error_log if e.type_name == "ERR_TAG_NAME_MISMATCH"]
+    mismatched = [e for e in errors if e.type_name == "ERR_TAG_NAME_MISMATCH"]
     if mismatched:
         first = mismatched[0]
         warnings.append(f"{source_id}: {len(mismatched)} mismatched or unclosed tags repaired, the first at "
