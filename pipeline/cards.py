@@ -43,6 +43,7 @@ class CardIndex:
     def __init__(self, path: Path = CARD_NAMES):
         self.exact: dict[str, Card | None] = {}
         self.by_key: dict[str, Card | None] = {}
+        self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
         with path.open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
                 try:
@@ -72,6 +73,15 @@ class CardIndex:
             index[key] = min(known, card, key=lambda c: c.passcode)
 
     def link(self, name: str) -> CardLink:
+        """The passcode of ``name``: its exact name first, then its
+        :func:`~pipeline.chinese.name_key`; unlinked when neither is known
+        or the key is ambiguous."""
+        link = self._links.get(name)
+        if link is None:
+            link = self._links[name] = self._link(name)
+        return link
+
+    def _link(self, name: str) -> CardLink:
         card = self.exact.get(name)
         if card is not None:
             return CardLink(card.passcode, card.name_en, "exact")

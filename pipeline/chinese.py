@@ -35,7 +35,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from collections import Counter
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
@@ -249,11 +251,12 @@ def _encodable(ch: str, encoding: str) -> bool:
 def script_counts(text: str) -> tuple[int, int]:
     """(Traditional-only, Simplified-only) Han characters in ``text``."""
     trad = simp = 0
-    for ch in text:
+    # A page repeats most of its characters: count each distinct one once.
+    for ch, n in (Counter(text).items() if len(text) > 64 else zip(text, repeat(1))):
         if _is_han(ch):
             kind = _char_script(ch)
-            trad += kind == "T"
-            simp += kind == "S"
+            trad += n if kind == "T" else 0
+            simp += n if kind == "S" else 0
     return trad, simp
 
 
@@ -335,6 +338,7 @@ def match_key(text: str) -> str:
     return re.sub(r"\s+", "", text).lower()
 
 
+@lru_cache(maxsize=1 << 16)  # card names repeat across a corpus' rulings
 def name_key(text: str, script: str = "", region: str = "") -> str:
     """A card-name key for linking and search: the name in Simplified script
     (converted when it has a Traditional-only character, unless ``script``

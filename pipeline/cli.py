@@ -12,6 +12,7 @@ import csv
 import importlib.util
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -65,6 +66,27 @@ def main() -> None:
 
 # --------------------------------------------------------------------------- build
 
+@contextmanager
+def _page_progress(total: int, quiet: bool):
+    """A ``progress(source_id)`` callback: a progress bar on a terminal, a
+    ``[i/n] id`` line per page otherwise, None when ``quiet``."""
+    if quiet:
+        yield None
+    elif sys.stderr.isatty():
+        with click.progressbar(length=total, label="pages", file=sys.stderr, show_pos=True,
+                               item_show_func=lambda sid: sid) as bar:
+            yield lambda source_id: bar.update(1, source_id)
+    else:
+        done = 0
+
+        def line(source_id: str) -> None:
+            nonlocal done
+            done += 1
+            click.echo(f"  [{done}/{total}] {source_id}", err=True)
+
+        yield line
+
+
 @main.command()
 @click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=BUNDLED_CORPUS,
               show_default=True, help="Corpus folder holding manifest.tsv and the page snapshots.")
@@ -72,27 +94,34 @@ def main() -> None:
 @ENGINE_OPTION
 @click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
               help="Refuse pages larger than this.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes for the pages (default: one per core; 1 below 4 pages).")
 @JSON_OPTION
-def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, as_json: bool) -> None:
+def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
+          as_json: bool) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
 
     Writes the database (--db) and the engine module (--engine-out), each
     replaced atomically. A page that fails is reported and skipped; the
     build goes on with the others and exits 1 at the end if any failed.
+    Progress goes to stderr: a bar on a terminal, one line per page
+    otherwise (cron logs), nothing with --json.
     """
-    def progress(source_id: str) -> None:
-        if not as_json:
-            click.echo(f"  processing {source_id}", err=True)
-
     from filelock import FileLock, Timeout
 
+    from .corpus import load_manifest
     from .run import build as run_build
 
+    try:
+        total = len(load_manifest(corpus_dir))
+    except RulingsError as exc:
+        _fail(str(exc))
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(f"{db_path}.lock")  # the lock `rulings refresh` takes: never both on one database
     try:
-        with lock.acquire(timeout=0):
-            result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes)
+        with lock.acquire(timeout=0), _page_progress(total, as_json) as progress:
+            result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
+                               workers=workers)
     except Timeout:
         _fail(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again later")
     except RulingsError as exc:

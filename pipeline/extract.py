@@ -52,6 +52,7 @@ EXAMPLE_PREFIX = re.compile(r"^\s*(例|Example|EG)\s*[：:]\s*(?=\S)", re.I)
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
+ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 
@@ -221,9 +222,12 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
             start = m.end()
         spans.append((start, len(text)))
         return [(a, b) for a, b in spans if text[a:b].strip()]
-    spans, start, depth, i = [], 0, 0, 0
-    while i < len(text):
-        ch = text[i]
+    spans, start, depth = [], 0, 0
+    # Jump between the characters that matter (brackets, sentence ends).
+    for m in ZH_SENTENCE_MARKS.finditer(text):
+        i, ch = m.start(), m.group(0)
+        if i < start:  # inside trailing dates already taken into a sentence
+            continue
         if ch in "（(":
             depth += 1
         elif ch in "）)":
@@ -232,14 +236,11 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
         if (ch in "。！？" and depth == 0 and text[i + 1:i + 2] not in ("（", "(")) or (
                 ch in "）)" and depth == 0 and text[i - 1:i] in ("。", "！", "？")):
             end = i + 1
-            m = TRAILING_DATES.match(text, end)
-            if m:
-                end = m.end()
+            dates = TRAILING_DATES.match(text, end)
+            if dates:
+                end = dates.end()
             spans.append((start, end))
             start = end
-            i = end
-            continue
-        i += 1
     if text[start:].strip():
         spans.append((start, len(text)))
     return [(a + (len(text[a:b]) - len(text[a:b].lstrip())), b) for a, b in spans if text[a:b].strip()]
@@ -337,13 +338,12 @@ def annotate(records: list[Record], language: str, script: str = "Hans", region:
     statement resolution. Raises ExtractError naming the block for a
     sentence over spaCy's length limit."""
     nlp = pipeline_for("zh" if language == "zh" else "en")
-    matched = [i for i, r in enumerate(records) if needs_matching(r, language)]
-    for i in matched:
-        record = records[i]
+    for record in records:  # every record, matched or not: the limit bounds what a page can store
         if len(record.norm) > nlp.max_length:
             raise ExtractError(f"a sentence of {len(record.norm)} characters is over the limit of {nlp.max_length}",
                                source_id=record.source_id,
                                place=f"block {record.block} (section {' / '.join(record.section) or '-'})")
+    matched = [i for i, r in enumerate(records) if needs_matching(r, language)]
     docs: list[Doc | None] = [None] * len(records)
     for i, doc in zip(matched, nlp.pipe((records[i].norm for i in matched), batch_size=256)):
         docs[i] = doc

@@ -1,11 +1,14 @@
 """Stage 3, load: records, rules and provenance -> a DuckDB database.
 
 The schema is ``schema/ddl.sql``. A build writes a new database file next to
-the target and renames it over the target only when every table is loaded, so
-a build killed at any point leaves the previous database intact. Rows are
-loaded in bulk: each table is written once as newline-delimited JSON and read
-with DuckDB's ``read_json`` in one ``INSERT ... SELECT``, inside one
-transaction.
+the target (:class:`DatabaseWriter`) and renames it over the target only when
+every table is loaded, so a build killed at any point leaves the previous
+database intact. Rows are loaded in bulk, never row by row: they are written
+as newline-delimited JSON (in the build's worker processes, one file per page
+and table) and read with DuckDB's ``read_json`` in one ``INSERT ... SELECT``
+per batch of pages. Batches are committed to the temporary file as they come
+(an open transaction holds its rows in memory); the rename is what makes a
+build all or nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import orjson
 
 from .cards import card_index
 from .compile import ProceduralRule, Rule
@@ -86,25 +90,27 @@ class BuildData:
     procedural: list[ProceduralRule]
     run: dict
     info: dict[str, str] = field(default_factory=dict)
+    row_files: dict[str, list[Path]] = field(default_factory=dict)  # table -> NDJSON files of more rows
 
 
 # --------------------------------------------------------------------------- rows
 
-def _rows(data: BuildData) -> dict[str, list[dict]]:
-    snapshot_of = {s.source_id: s.content_hash for s in data.snapshots}
-    run_id = data.run["run_id"]
-    rows: dict[str, list[dict]] = {name: [] for name in COLUMNS}
-    rows["sources"] = [{"source_id": s.id, "url": s.url, "language": s.language, "script": s.script,
-                        "region": s.region, "format": s.format, "licence": s.licence, "path": s.path,
-                        "fetchable": s.fetch, "notes": s.notes} for s in data.sources]
-    rows["runs"] = [data.run]
-    rows["snapshots"] = [{"source_id": s.source_id, "content_hash": s.content_hash, "bytes": s.size,
-                          "fetched_at": s.fetched_at, "http_status": s.http_status, "etag": s.etag,
-                          "last_modified": s.last_modified, "run_id": run_id, "in_force": True}
-                         for s in data.snapshots]
+RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements")
+# The longest row: a record holds at most two texts (text, norm_text) of at most
+# 1,000,000 characters (extract's sentence limit), at most 6 bytes each in JSON
+# (a control character is escaped as \u0000). DuckDB's JSON reader keeps a
+# buffer of twice this per thread, so it is not set higher than rows need.
+MAX_ROW_BYTES = 16 * 1024 * 1024
+
+
+def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
+                source_of: dict[str, Source]) -> dict[str, list[dict]]:
+    """The rows of :data:`RECORD_TABLES` for ``records``: card mentions are
+    linked to passcodes here (:func:`pipeline.cards.card_index`).
+    ``snapshot_of`` maps source id -> content hash of its snapshot."""
+    rows: dict[str, list[dict]] = {name: [] for name in RECORD_TABLES}
     cards = card_index()
-    source_of = {s.id: s for s in data.sources}
-    for r in data.records:
+    for r in records:
         rows["records"].append({
             "record_id": r.id, "source_id": r.source_id, "seq": r.seq, "block": r.block,
             "section_path": " / ".join(r.section), "role": r.role, "channel": r.channel or None,
@@ -125,10 +131,26 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
             rows["card_mentions"].append({
                 "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": name_key(norm, "Hans"),
                 "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by})
-        for s in r.statements:
+        for st in r.statements:
             rows["statements"].append({
-                "record_id": r.id, "info_kind": s.info_kind, "event": s.event, "verdict": s.verdict,
-                "condition": s.condition, "basis": s.basis, "principle_id": s.principle_id or None})
+                "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
+                "condition": st.condition, "basis": st.basis, "principle_id": st.principle_id or None})
+    return rows
+
+
+def _rows(data: BuildData) -> dict[str, list[dict]]:
+    run_id = data.run["run_id"]
+    rows: dict[str, list[dict]] = {name: [] for name in COLUMNS}
+    rows["sources"] = [{"source_id": s.id, "url": s.url, "language": s.language, "script": s.script,
+                        "region": s.region, "format": s.format, "licence": s.licence, "path": s.path,
+                        "fetchable": s.fetch, "notes": s.notes} for s in data.sources]
+    rows["runs"] = [data.run]
+    rows["snapshots"] = [{"source_id": s.source_id, "content_hash": s.content_hash, "bytes": s.size,
+                          "fetched_at": s.fetched_at, "http_status": s.http_status, "etag": s.etag,
+                          "last_modified": s.last_modified, "run_id": run_id, "in_force": True}
+                         for s in data.snapshots]
+    rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
+                            {s.id: s for s in data.sources}))
     for rule in data.rules:
         rows["rules"].append({
             "info_kind": rule.info_kind, "event": rule.event, "verdict": rule.verdict, "condition": rule.condition,
@@ -150,63 +172,121 @@ def table_rows(data: BuildData) -> dict[str, list[dict]]:
     return _rows(data)
 
 
+def ndjson(rows: list[dict]) -> bytes:
+    """Rows as newline-delimited JSON (UTF-8), the form :func:`bulk_insert`
+    reads; orjson, since serializing is a third of the load's time."""
+    return b"".join(orjson.dumps(row, default=str, option=orjson.OPT_APPEND_NEWLINE) for row in rows)
+
+
 # --------------------------------------------------------------------------- writing
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute((SCHEMA_DIR / "ddl.sql").read_text(encoding="utf-8"))
 
 
-def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], workdir: Path) -> None:
-    """Insert ``rows`` into ``table`` in one statement (NDJSON + read_json)."""
-    if not rows:
+def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], workdir: Path,
+                files: list[Path] = ()) -> None:
+    """Insert ``rows`` and the NDJSON ``files`` (rows :func:`ndjson` wrote
+    earlier, e.g. in the build's worker processes) into ``table`` in one
+    statement (``read_json`` over all the files)."""
+    paths = [str(f) for f in files]
+    if rows:
+        path = workdir / f"{table}.ndjson"
+        path.write_bytes(ndjson(rows))
+        paths.append(str(path))
+    if not paths:
         return
-    path = workdir / f"{table}.ndjson"
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, default=str))
-            fh.write("\n")
     columns = COLUMNS[table]
     spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
     names = ", ".join(columns)
     con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM read_json(?, format='newline_delimited', "
-                f"columns={spec}, maximum_object_size=67108864)", [str(path)])
+                f"columns={spec}, maximum_object_size={MAX_ROW_BYTES})", [paths])
+
+
+class DatabaseWriter:
+    """A new database, written to a temporary file next to ``db_path`` in one
+    transaction and renamed over ``db_path`` by :meth:`commit`; a writer left
+    without commit (an error, a kill) leaves ``db_path`` as it was.
+
+    Rows can come early (:meth:`insert_files`, while a build still reads
+    pages) and at the end (:meth:`commit`). DuckDB's memory is capped at
+    ``memory_limit`` (it spills to disk beyond): a build's memory must not
+    grow with the corpus. Use as a context manager.
+    """
+
+    def __init__(self, db_path: Path, memory_limit: str = "256MB"):
+        self.db_path = Path(db_path)
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{self.db_path.name}.", suffix=".tmp", dir=self.db_path.parent)
+        os.close(fd)
+        os.unlink(tmp_name)  # DuckDB wants to create the file itself
+        self.tmp = Path(tmp_name)
+        self._workdir = tempfile.TemporaryDirectory(prefix="rulings-load-")
+        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit,
+                                                          "preserve_insertion_order": False})
+        create_schema(self.con)
+        self.con.execute("BEGIN TRANSACTION")
+
+    def __enter__(self) -> DatabaseWriter:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def insert_files(self, files: dict[str, list[Path]]) -> None:
+        """Insert NDJSON files of :func:`ndjson` rows (table -> files) and
+        commit them to the temporary file: DuckDB holds an open transaction's
+        rows in memory, so a build loads in batches (the rename is what makes
+        the build all or nothing). Raises LoadError naming the table when
+        DuckDB refuses the rows."""
+        for table, paths in files.items():
+            if paths:
+                self._insert(table, [], paths)
+        self.con.execute("COMMIT")
+        self.con.execute("CHECKPOINT")
+        self.con.execute("BEGIN TRANSACTION")
+
+    def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
+        try:
+            bulk_insert(self.con, table, rows, Path(self._workdir.name), files)
+        except duckdb.Error as exc:
+            raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
+
+    def commit(self, data: BuildData) -> dict[str, int]:
+        """Insert ``data``, commit and rename the file over ``db_path``;
+        returns the counts of the rows made from ``data`` (files inserted
+        earlier and ``data.row_files`` are not counted)."""
+        rows = _rows(data)
+        for table in COLUMNS:
+            self._insert(table, rows[table], data.row_files.get(table, []))
+        self.con.execute("COMMIT")
+        self.con.execute("CHECKPOINT")
+        self.con.close()
+        self.con = None
+        os.replace(self.tmp, self.db_path)
+        self.close()
+        counts = {table: len(r) for table, r in rows.items()}
+        counts["card_mentions_linked"] = sum(1 for r in rows["card_mentions"] if r["passcode"] is not None)
+        return counts
+
+    def close(self) -> None:
+        """Close the connection and remove whatever was not renamed (idempotent)."""
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+        self._workdir.cleanup()
+        for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
+            if leftover.exists():
+                leftover.unlink()
 
 
 def write_database(db_path: Path, data: BuildData) -> dict[str, int]:
-    """Write a complete database to ``db_path`` atomically; returns row counts.
-
-    Raises LoadError naming the table when DuckDB refuses the rows.
-    """
-    db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    rows = _rows(data)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{db_path.name}.", suffix=".tmp", dir=db_path.parent)
-    os.close(fd)
-    os.unlink(tmp_name)  # DuckDB wants to create the file itself
-    tmp = Path(tmp_name)
-    try:
-        with tempfile.TemporaryDirectory(prefix="rulings-load-") as workdir:
-            con = duckdb.connect(str(tmp))
-            try:
-                create_schema(con)
-                con.execute("BEGIN TRANSACTION")
-                for table in COLUMNS:
-                    try:
-                        bulk_insert(con, table, rows[table], Path(workdir))
-                    except duckdb.Error as exc:
-                        raise LoadError(f"table {table}: {exc}", place=str(db_path)) from exc
-                con.execute("COMMIT")
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
-        os.replace(tmp, db_path)
-    finally:
-        for leftover in (tmp, Path(str(tmp) + ".wal")):
-            if leftover.exists():
-                leftover.unlink()
-    counts = {table: len(r) for table, r in rows.items()}
-    counts["card_mentions_linked"] = sum(1 for r in rows["card_mentions"] if r["passcode"] is not None)
-    return counts
+    """Write a complete database to ``db_path`` atomically (a
+    :class:`DatabaseWriter` committed at once); returns the counts of the
+    rows made from ``data``. Raises LoadError naming the table when DuckDB
+    refuses the rows."""
+    with DatabaseWriter(db_path) as writer:
+        return writer.commit(data)
 
 
 def now_iso() -> str:

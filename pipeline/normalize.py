@@ -37,7 +37,9 @@ from __future__ import annotations
 import codecs
 import re
 import warnings as _warnings
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
@@ -206,31 +208,51 @@ def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
     struck: list[tuple[int, int]] = []
     links: list[Link] = []
     pos = 0
-    # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
-    # Each frame: (items left to visit, inside struck text, the element, text position at its start).
-    stack = [(_items(element), False, element, 0)]
-    while stack:
-        items, in_strike, el, start = stack[-1]
-        child = next(items, None)
-        if child is None:
-            stack.pop()
-            if el.tag == "a" and pos > start and el is not element and el.get("href"):
-                links.append(Link(start, pos, el.get("href")))
-        elif isinstance(child, str):
-            s = _collapse(child)
-            if s:
-                parts.append(s)
-                if in_strike:
-                    struck.append((pos, pos + len(s)))
-                pos += len(s)
-        elif child.tag == "br":
-            parts.append(" ")
-            pos += 1
+
+    def add(raw: str | None, in_strike: bool) -> None:
+        nonlocal pos
+        if raw:
+            s = _WHITESPACE.sub(" ", raw)
+            parts.append(s)
+            if in_strike:
+                struck.append((pos, pos + len(s)))
+            pos += len(s)
+
+    # lxml's iterwalk, not recursion: hostile pages nest thousands of levels deep.
+    # One frame per open element: (inside struck text, text position at its start, read).
+    frames: list[tuple[bool, int, bool]] = []
+    walker = etree.iterwalk(element, events=("start", "end"))
+    for event, el in walker:
+        if event == "start":
+            if el is element:
+                frames.append((False, 0, True))
+                add(el.text, False)
+                continue
+            in_strike = frames[-1][0]
+            tag = el.tag
+            if tag == "br":
+                parts.append(" ")
+                pos += 1
+                walker.skip_subtree()
+                frames.append((in_strike, pos, False))
+                continue
+            classes = _classes(el) if isinstance(tag, str) else _NO_CLASSES
+            if not isinstance(tag, str) or _is_chrome(el, classes) or el in skip:
+                walker.skip_subtree()
+                frames.append((in_strike, pos, False))
+                continue
+            strike = in_strike or tag in STRIKE_TAGS or "strike" in classes
+            frames.append((strike, pos, True))
+            add(el.text, strike)
         else:
-            classes = _classes(child)
-            if not _is_chrome(child, classes) and child not in skip:
-                strike = in_strike or child.tag in STRIKE_TAGS or "strike" in classes
-                stack.append((_items(child), strike, child, pos))
+            _, start, read = frames.pop()
+            if el is element:
+                break
+            if read and el.tag == "a" and pos > start:
+                href = el.get("href")
+                if href:
+                    links.append(Link(start, pos, href))
+            add(el.tail, frames[-1][0])
     raw = "".join(parts)
     text = raw.strip()
     if not struck and not links:
@@ -589,23 +611,35 @@ SCRIPT_LETTERS = {
 }
 
 
+@lru_cache(maxsize=None)
+def _letter_script(ch: str) -> str:
+    """The script of SCRIPT_LETTERS that ``ch`` is a letter of, or ``""``."""
+    return next((script for script, pattern in SCRIPT_LETTERS.items() if pattern.match(ch)), "")
+
+
 def language_warning(page: Page, min_letters: int = 20) -> str | None:
     """A warning when most letters of the page are not in the script of its
     declared language (a Japanese page declared ``zh``, an English one declared
     ``zh``...), naming the shares and the first block in the other script."""
     expected = SCRIPTS.get(page.language)
+    if expected is None:
+        return None
     counts = dict.fromkeys(SCRIPT_LETTERS, 0)
-    first_other: Block | None = None
+    content = "\n".join(line.text for block in page.blocks for line in block.lines)
+    for ch, n in Counter(content).items():  # each distinct character once
+        script = _letter_script(ch)
+        if script:
+            counts[script] += n
+    total = sum(counts.values())
+    if total < min_letters or max(counts, key=counts.get) == expected:
+        return None
+    first_other: Block | None = None  # only looked for when the page gets the warning
     for block in page.blocks:
         text = "\n".join(line.text for line in block.lines)
         block_counts = {script: len(pattern.findall(text)) for script, pattern in SCRIPT_LETTERS.items()}
-        for script, n in block_counts.items():
-            counts[script] += n
-        if first_other is None and any(block_counts.values()) and max(block_counts, key=block_counts.get) != expected:
+        if any(block_counts.values()) and max(block_counts, key=block_counts.get) != expected:
             first_other = block
-    total = sum(counts.values())
-    if expected is None or total < min_letters or max(counts, key=counts.get) == expected:
-        return None
+            break
     shares = ", ".join(f"{n / total:.0%} {script}" for script, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n)
     where = f"block {first_other.index} (section {' / '.join(first_other.section) or '-'})" if first_other else "-"
     return (f"{page.source_id}: declared language {page.language!r} but most letters are not {expected} "

@@ -1,5 +1,13 @@
 """The build: normalize -> extract -> compile -> load -> generate, page by page.
 
+Pages are independent until compile, so a corpus of several pages is spread
+over worker processes (one per core by default, ``fork`` where the platform
+has it, results taken in manifest order so the output does not depend on
+timing). A worker normalizes and extracts its page and writes the page's
+record rows as NDJSON files that the load reads in bulk; it hands back only
+the records compile needs (those stating something), so memory stays
+bounded by the statements, not by the corpus.
+
 One broken page never stops a build: its error (stage, source id, place) is
 collected, the page keeps the records the previous database holds for it, and
 the other pages go on. The database and the engine module are each written to
@@ -9,22 +17,28 @@ interrupted build leaves the previous ones intact.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .compile import compile_procedural, compile_rules, info_kinds
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import ExtractError, NormalizeError, RulingsError
-from .extract import Record, extract
+from .extract import Record, extract, pipeline_for
 from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
-from .load import BuildData, SnapshotInfo, now_iso, read_records, read_snapshot_infos, write_database
+from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, ndjson, now_iso, read_records,
+                   read_snapshot_infos, record_rows)
+from .cards import card_index
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE, PROJECT_ROOT  # noqa: F401 (re-exported)
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
+FLUSH_BYTES = 32 * 1024 * 1024  # pages' bytes between two loads of their rows into the database
 
 
 @dataclass
@@ -53,6 +67,7 @@ class BuildResult:
     procedural_rules: int = 0
     rules_hash: str = ""
     input_bytes: int = 0
+    workers: int = 1
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -63,7 +78,7 @@ class BuildResult:
             "pages_built": self.pages_ok, "records": self.records, "dated_records": self.dated_records,
             "card_mentions": self.card_mentions, "card_mentions_linked": self.linked_mentions,
             "statements": self.statements, "rules_by_verdict": dict(sorted(self.rules_by_verdict.items())),
-            "procedural_rules": self.procedural_rules, "rules_hash": self.rules_hash,
+            "procedural_rules": self.procedural_rules, "rules_hash": self.rules_hash, "workers": self.workers,
             "errors": self.errors, "warnings": self.warnings,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
         }
@@ -110,37 +125,158 @@ def _previous_page(db_path: Path, source: Source) -> PageResult | None:
     return PageResult(source, records, snapshot, [], kept_from_previous=True)
 
 
+# --------------------------------------------------------------------------- pages, in workers
+
+@dataclass
+class PageOutcome:
+    """What one page gives the build: its record rows (NDJSON files per
+    table), the records compile needs, counts, timings, or the error."""
+
+    source: Source
+    error: str = ""
+    snapshot: SnapshotInfo | None = None
+    warnings: list[str] = field(default_factory=list)
+    row_files: dict[str, Path] = field(default_factory=dict)
+    compile_records: list[Record] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+    timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+
+
+def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir: Path, stem: str,
+              counts: Counter) -> dict[str, Path]:
+    """Write the record rows of one page to ``workdir/<table>/<stem>.ndjson``;
+    adds record, date, card and statement counts to ``counts``."""
+    rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
+    counts["records"] += len(records)
+    counts["dated_records"] += sum(1 for r in records if any(d.valid for d in r.dates))
+    counts["card_mentions"] += len(rows["card_mentions"])
+    counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["passcode"] is not None)
+    counts["statements"] += len(rows["statements"])
+    files = {}
+    for table in RECORD_TABLES:
+        if rows[table]:
+            files[table] = workdir / table / f"{stem}.ndjson"
+            files[table].write_bytes(ndjson(rows[table]))
+    return files
+
+
+def _page_job(job: tuple[int, Source, int, Path]) -> PageOutcome:
+    """One page through normalize and extract, its rows written; runs in a
+    worker process (or in the build's own for small corpora)."""
+    index, source, max_page_bytes, workdir = job
+    outcome = PageOutcome(source)
+    try:
+        page = process_page(source, outcome.timings, max_page_bytes)
+    except RulingsError as exc:
+        outcome.error = str(exc)
+        return outcome
+    t0 = time.perf_counter()
+    outcome.row_files = page_rows(page.records, page.snapshot.content_hash, source, workdir, f"{index:06d}",
+                                  outcome.counts)
+    outcome.timings["load"] += time.perf_counter() - t0
+    outcome.snapshot, outcome.warnings = page.snapshot, page.warnings
+    outcome.compile_records = [r for r in page.records if r.statements or r.procedural]
+    return outcome
+
+
+def default_workers(pages: int) -> int:
+    """One worker per usable core, none (the build's own process) below 4 pages."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return 1 if pages < 4 else max(1, min(cores, pages))
+
+
+def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers: int) -> Iterator[PageOutcome]:
+    """Page outcomes in manifest order, from ``workers`` processes."""
+    jobs = [(i, s, max_page_bytes, workdir) for i, s in enumerate(sources)]
+    if workers <= 1:
+        yield from map(_page_job, jobs)
+        return
+    # Warm what every page needs before forking, so workers share it.
+    pipeline_for("zh"), pipeline_for("en"), card_index(), info_kinds()
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with context.Pool(workers) as pool:
+        yield from pool.imap(_page_job, jobs, chunksize=1)
+
+
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
-          progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> BuildResult:
+          progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+          workers: int | None = None) -> BuildResult:
     """Build the database and the engine from every page of ``corpus_dir``.
 
-    ``progress`` is called with each source id as its page is processed.
-    Raises CorpusError when the manifest itself is unusable; page errors are
-    collected in ``BuildResult.errors``.
+    ``progress`` is called with each source id as its page is done;
+    ``workers`` is the number of processes for the pages (default:
+    :func:`default_workers`). Raises CorpusError when the manifest itself is
+    unusable; page errors are collected in ``BuildResult.errors``.
     """
-    result = BuildResult(Path(db_path), Path(engine_out))
+    db_path, engine_out = Path(db_path), Path(engine_out)
+    result = BuildResult(db_path, engine_out)
     started = now_iso()
     sources = load_manifest(corpus_dir)
     result.sources = len(sources)
-    pages: list[PageResult] = []
-    for source in sources:
-        if progress:
-            progress(source.id)
-        try:
-            page = process_page(source, result.timings, max_page_bytes)
-        except RulingsError as exc:
-            result.errors.append(str(exc))
-            kept = _previous_page(Path(db_path), source)
-            if kept is not None:
+    result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".rulings-build-", dir=db_path.parent) as tmp, \
+            DatabaseWriter(db_path) as writer:
+        workdir = Path(tmp)
+        for table in RECORD_TABLES:
+            (workdir / table).mkdir()
+        snapshots, records, counts = [], [], Counter()
+        pending, pending_bytes = {t: [] for t in RECORD_TABLES}, 0
+        for i, outcome in enumerate(_outcomes(sources, max_page_bytes, workdir, result.workers)):
+            source = outcome.source
+            if progress:
+                progress(source.id)
+            for stage, seconds in outcome.timings.items():
+                result.timings[stage] += seconds
+            if outcome.error:
+                result.errors.append(outcome.error)
+                kept = _previous_page(db_path, source)
+                if kept is None:
+                    continue
                 result.warnings.append(f"{source.id}: kept {len(kept.records)} records of the previous build")
-                pages.append(kept)
-            continue
-        pages.append(page)
-        result.warnings.extend(page.warnings)
-        result.input_bytes += page.snapshot.size
-    records = [r for p in pages for r in p.records]
-    result.pages_ok = len(pages) - sum(1 for p in pages if p.kept_from_previous)
+                outcome.row_files = page_rows(kept.records, kept.snapshot.content_hash, source, workdir,
+                                              f"{i:06d}", outcome.counts)
+                outcome.snapshot = kept.snapshot
+                outcome.compile_records = [r for r in kept.records if r.statements or r.procedural]
+            else:
+                result.pages_ok += 1
+                result.input_bytes += outcome.snapshot.size
+                result.warnings.extend(outcome.warnings)
+            snapshots.append(outcome.snapshot)
+            records.extend(outcome.compile_records)
+            counts.update(outcome.counts)
+            for table, path in outcome.row_files.items():
+                pending[table].append(path)
+            pending_bytes += outcome.snapshot.size
+            if pending_bytes >= FLUSH_BYTES:  # load while the workers go on, and free the disk
+                t0 = time.perf_counter()
+                _flush(writer, pending)
+                result.timings["load"] += time.perf_counter() - t0
+                pending_bytes = 0
+        t0 = time.perf_counter()
+        _flush(writer, pending)
+        result.timings["load"] += time.perf_counter() - t0
+        _finish(result, corpus_dir, sources, snapshots, records, writer, started)
+    result.records, result.dated_records = counts["records"], counts["dated_records"]
+    result.card_mentions, result.linked_mentions = counts["card_mentions"], counts["linked_mentions"]
+    result.statements = counts["statements"]
+    return result
 
+
+def _flush(writer: DatabaseWriter, pending: dict[str, list[Path]]) -> None:
+    """Insert the pending row files into the database being written, then delete them."""
+    writer.insert_files(pending)
+    for files in pending.values():
+        for path in files:
+            path.unlink()
+        files.clear()
+
+
+def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],
+            records: list[Record], writer: DatabaseWriter, started: str) -> None:
+    """Compile, generate and load: the engine is staged, the database
+    committed and renamed, then the engine renamed."""
     t0 = time.perf_counter()
     rules = compile_rules(records)
     procedural = compile_procedural(records)
@@ -150,29 +286,23 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     tables = engine_tables(rules, procedural, records, {s.id: (s.url, s.licence) for s in sources})
     result.rules_hash = rules_hash(tables)
     run = {"run_id": 1, "kind": "build", "started_at": started, "ended_at": now_iso(), "tried": len(sources),
-           "unchanged": 0, "changed": len(pages), "failed": len(sources) - len(pages),
+           "unchanged": 0, "changed": len(snapshots), "failed": len(sources) - len(snapshots),
            "details": "; ".join(result.errors)}
     info = {"rules_hash": result.rules_hash, "corpus": str(Path(corpus_dir).resolve()), "built_at": now_iso()}
     # The engine is written in full before the database is replaced and renamed
     # right after it, so a killed build leaves both files as they were (but for
     # the instant between the two renames, when the database is the new one).
-    staged = stage_engine(Path(engine_out), render(tables))
+    staged = stage_engine(result.engine_path, render(tables))
+    del tables
+    records.clear()  # what compile needed; freed before the database is committed, the build's peak
     t2 = time.perf_counter()
     result.timings["generate"] += t2 - t1
     try:
-        counts = write_database(Path(db_path), BuildData(sources, [p.snapshot for p in pages], records, rules,
-                                                         procedural, run, info))
+        writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info))
     except BaseException:
         discard_engine(staged)
         raise
-    commit_engine(staged, Path(engine_out))
-    result.linked_mentions = counts["card_mentions_linked"]
+    commit_engine(staged, result.engine_path)
     result.timings["load"] += time.perf_counter() - t2
-
-    result.records = len(records)
-    result.dated_records = sum(1 for r in records if any(d.valid for d in r.dates))
-    result.card_mentions = sum(len(r.cards) for r in records)
-    result.statements = sum(len(r.statements) for r in records)
     result.rules_by_verdict = dict(Counter(r.verdict for r in rules))
     result.procedural_rules = len(procedural)
-    return result

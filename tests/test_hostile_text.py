@@ -5,14 +5,17 @@ returns it unchanged."""
 from __future__ import annotations
 
 import ast
+import datetime
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from corpus_kit import PageSpec, write_corpus
+from pipeline.errors import GenerateError
 from pipeline.generate import engine_tables, render, write_engine
 from pipeline.run import build
 
@@ -105,3 +108,15 @@ def test_every_character_survives_the_generated_module(tmp_path):
     assert "\u2028" not in source and "\x00" not in source and "\r" not in source
     [line] = [l for l in source.split("\n") if l.startswith("    'r0':")]
     assert ast.literal_eval(line.strip().rstrip(",").split(": ", 1)[1]) == ("hostile-src", ("2017-03-24",), text, text)
+
+
+def test_a_table_that_is_not_a_plain_literal_is_refused(tmp_path):
+    """The repr of a date object is a call, not a literal: render refuses it
+    (naming the table) rather than write a module that fails on import."""
+    tables = engine_tables([], [], [], {})
+    tables["CITATIONS"] = {"r0": ("src", (datetime.date(2017, 3, 24),), "section", "text")}
+    with pytest.raises(GenerateError, match="engine table CITATIONS holds a date"):
+        render(tables)
+    module = tmp_path / "ocg_rules.py"
+    write_engine(module, render(engine_tables([], [], [], {})))  # the plain tables still make a module
+    assert "RULES_HASH = " in module.read_text(encoding="utf-8")

@@ -1,0 +1,111 @@
+"""One build or refresh in a fresh process:
+``python -m bench.child build|refresh CORPUS DB ENGINE [WORKERS]``.
+
+Prints one JSON object: the build's (or refresh's) summary, ``input_bytes``,
+``wall_s`` (the ``build()`` or ``refresh()`` call alone, imports excluded)
+and ``peak_rss_mb``, the build's peak memory: the larger of this process's
+own peak RSS (exact) and the peak of the proportional set size (PSS) of this
+process plus its worker processes, sampled every 0.1 s (Linux ``/proc``; a
+sum of RSS would count the pages forked workers share with this process once
+per process). Elsewhere: this process's peak plus the largest worker's peak
+times the number of workers, an upper bound.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def _max_rss_mb(who: int) -> float:
+    rss = resource.getrusage(who).ru_maxrss
+    return rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024  # bytes on macOS, KiB elsewhere
+
+
+def _pss_mb(pid: int | str) -> float:
+    """Proportional set size of a process (Linux ``smaps_rollup``): pages
+    shared with other processes, such as what forked workers share with the
+    build process, count once across them. 0 when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _children() -> list[str]:
+    """Pids of this process's children (a scan of ``/proc/*/stat``)."""
+    me, pids = str(os.getpid()), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:  # state, ppid, ...
+            pids.append(pid)
+    return pids
+
+
+class TreeSampler(threading.Thread):
+    """Samples the memory (PSS) of this process plus its live children."""
+
+    def __init__(self, interval: float = 0.1):
+        super().__init__(daemon=True)
+        self.interval, self.peak, self.stopped = interval, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            total = _pss_mb("self") + sum(_pss_mb(pid) for pid in _children())
+            self.peak = max(self.peak, total)
+
+
+def _refresh(corpus: Path, db: Path, engine: Path) -> dict:
+    from pipeline.fetch import FetchConfig
+    from pipeline.refresh import refresh
+
+    started = time.perf_counter()
+    result = refresh(corpus, db, engine, config=FetchConfig(rate_limit=0))
+    wall = time.perf_counter() - started
+    return {"wall_s": wall, "reprocessed": len(result.reprocessed), "unchanged": result.count("unchanged"),
+            "failed": result.count("failed")}
+
+
+def main(argv: list[str]) -> None:
+    mode, corpus, db, engine = argv[0], *map(Path, argv[1:4])
+    if mode == "refresh":
+        json.dump(_refresh(corpus, db, engine), sys.stdout)
+        return
+    from pipeline.run import build
+
+    workers = int(argv[4]) if len(argv) > 4 else None
+    sampler = TreeSampler()
+    if Path("/proc/self/smaps_rollup").is_file():
+        sampler.start()
+    started = time.perf_counter()
+    result = build(corpus, db, engine, workers=workers)
+    wall = time.perf_counter() - started
+    sampler.stopped.set()
+    own = _max_rss_mb(resource.RUSAGE_SELF)
+    if sampler.ident is not None:
+        peak, how = max(own, sampler.peak), ("the larger of the build process's peak RSS and the PSS of it and its "
+                                             "workers, sampled every 0.1 s")
+    else:
+        peak = own + (result.workers * _max_rss_mb(resource.RUSAGE_CHILDREN) if result.workers > 1 else 0)
+        how = "build process + workers x largest worker, an upper bound"
+    out = result.summary()
+    out.update(input_bytes=result.input_bytes, wall_s=wall, timings_s=dict(result.timings), workers=result.workers,
+               peak_rss_mb=peak, peak_rss_how=how)
+    json.dump(out, sys.stdout, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,146 @@
+"""The measurements behind ``python -m bench``; each returns plain numbers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import lxml.html
+from bs4 import BeautifulSoup
+
+from pipeline.corpus import load_manifest
+from pipeline.chinese import _converter
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MB = 1_000_000
+
+# Scenarios answered by the engine benchmark (the formats of the README).
+SCENARIOS = [
+    {"id": "attacked-then-book-of-moon-then-flip",
+     "events": [{"turn": 1, "do": "summon", "method": "synchro", "by": "A", "from": "extra_deck"},
+                {"turn": 3, "do": "declare_attack"}, {"turn": 3, "do": "turn_face_down"},
+                {"turn": 3, "do": "flip_face_up"}],
+     "ask": {"turn": 3, "phase": "battle", "question": "can_declare_attack", "player": "A"}},
+    {"id": "xyz-temp-banished-keeps-counters",
+     "events": [{"turn": 2, "do": "summon", "method": "xyz", "by": "B"}, {"turn": 2, "do": "place_counter"},
+                {"turn": 4, "do": "temp_banish"}],
+     "ask": {"turn": 4, "question": "has", "info_kind": "counters"}},
+    {"id": "set-then-change-position",
+     "events": [{"turn": 1, "do": "set", "by": "A"}],
+     "ask": {"turn": 3, "phase": "main1", "question": "can_change_position_manually", "player": "A"}},
+]
+
+
+def floor(corpus_dir: Path, beautifulsoup: bool = False) -> tuple[float, int]:
+    """(seconds, bytes) to read every page of ``corpus_dir``, parse it with lxml
+    (HTML) and convert its text with OpenCC ``t2s`` (Chinese pages); with
+    ``beautifulsoup``, the parse builds a BeautifulSoup tree (lxml parser)."""
+    sources = load_manifest(corpus_dir)
+    convert = _converter("t2s").convert
+    total = 0
+    started = time.perf_counter()
+    for source in sources:
+        data = source.snapshot.read_bytes()
+        total += len(data)
+        text = data.decode("utf-8", errors="replace")
+        if source.format == "html" and beautifulsoup:
+            text = BeautifulSoup(text, "lxml").get_text()
+        elif source.format == "html":
+            text = lxml.html.document_fromstring(text).text_content()
+        if source.language == "zh":
+            convert(text)
+    return time.perf_counter() - started, total
+
+
+def child(mode: str, corpus_dir: Path, db: Path, engine: Path, workers: int | None = None) -> dict:
+    """Run one build or refresh (``mode``) in a fresh interpreter
+    (``bench/child.py``); its JSON report. Raises RuntimeError with the
+    child's stderr when it fails."""
+    cmd = [sys.executable, "-m", "bench.child", mode, str(corpus_dir), str(db), str(engine)]
+    if workers:
+        cmd.append(str(workers))
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{mode} of {corpus_dir} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout)
+
+
+def refresh_fraction(corpus_dir: Path, work: Path, db: Path, engine: Path, build_s: float) -> dict:
+    """A refresh with nothing changed against ``build_s``, the wall time of
+    the build of ``corpus_dir`` that wrote ``db`` and ``engine``; the corpus
+    is served locally (:mod:`bench.refresh`). Returns ``refresh_s``,
+    ``fraction`` and ``pages``; raises RuntimeError when the measured
+    refresh re-processed or failed any page."""
+    from .refresh import local_corpus, serving
+
+    work.mkdir(parents=True, exist_ok=True)
+    with serving(work) as url:
+        pages = local_corpus(corpus_dir, work / "corpus", f"{url}/corpus")
+        child("refresh", work / "corpus", db, engine)  # the first refresh fetches every page once
+        refreshed = child("refresh", work / "corpus", db, engine)
+    if refreshed["reprocessed"] or refreshed["failed"] or refreshed["unchanged"] != pages:
+        raise RuntimeError(f"the refresh with nothing changed did work: {refreshed}")
+    return {"refresh_s": refreshed["wall_s"], "fraction": refreshed["wall_s"] / build_s, "pages": pages}
+
+
+def _per_call_us(func, args_list: list[tuple], min_seconds: float) -> float:
+    """Mean microseconds per ``func(*args)`` over ``args_list``, repeated for at
+    least ``min_seconds`` (loop overhead included)."""
+    calls, started = 0, time.perf_counter()
+    while True:
+        for args in args_list:
+            func(*args)
+        calls += len(args_list)
+        elapsed = time.perf_counter() - started
+        if elapsed >= min_seconds:
+            return elapsed / calls * 1e6
+
+
+def import_ms(engine: Path, repeats: int) -> tuple[float, float]:
+    """(first import in ms, best later import in ms) of the engine module, each
+    in a fresh interpreter; the first one also compiles the bytecode cache."""
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); t = time.perf_counter(); "
+            f"import {engine.stem}; print(time.perf_counter() - t)")
+    cache = engine.parent / "__pycache__"
+    for stale in cache.glob(f"{engine.stem}.*.pyc") if cache.is_dir() else ():
+        stale.unlink()
+    times = []
+    for _ in range(repeats + 1):
+        out = subprocess.run([sys.executable, "-c", code, str(engine.parent)], capture_output=True, text=True,
+                             check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})
+        times.append(float(out.stdout) * 1000)
+    return times[0], min(times[1:])
+
+
+def engine_figures(engine: Path, db: Path, min_seconds: float, import_repeats: int) -> dict[str, float]:
+    """Microseconds per ``retains()``, per scenario answer and per DuckDB
+    retention query; import times in ms."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_engine", engine)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pairs = [(k, e) for k in module.INFO_KINDS for e in module.EVENTS]
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        def sql(kind: str, event: str):
+            return con.execute("SELECT verdict FROM rules WHERE info_kind = ? AND event = ?", [kind, event]).fetchone()
+
+        sql_us = _per_call_us(sql, pairs, min_seconds)
+        agree = all(sql(k, e)[0] == module.retains(k, e).verdict for k, e in pairs)
+    finally:
+        con.close()
+    first, cached = import_ms(engine, import_repeats)
+    return {
+        "retains_us": _per_call_us(module.retains, pairs, min_seconds),
+        "scenario_us": _per_call_us(module.answer, [(s,) for s in SCENARIOS], min_seconds),
+        "import_ms": cached,
+        "import_first_ms": first,
+        "sql_us": sql_us,
+        "sql_agrees": float(agree),
+    }

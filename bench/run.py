@@ -1,0 +1,105 @@
+"""``python -m bench``: print the build and engine figures, one per line."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import click
+
+from pipeline.corpus import BUNDLED_CORPUS
+
+from . import measure
+from .scaled import make_scaled_corpus
+
+STAGES = ("normalize", "extract", "compile", "load", "generate")
+
+
+class Report:
+    """Figures in print order; prints each as it is added unless ``quiet``."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.figures: dict[str, dict] = {}
+
+    def add(self, name: str, value: float | None, unit: str, note: str = "") -> None:
+        self.figures[name] = {"value": value, "unit": unit, **({"note": note} if note else {})}
+        if not self.quiet:
+            if value is None:
+                click.echo(f"{name}: n/a ({note})")
+                return
+            shown = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+            click.echo(f"{name}: {shown} {unit}" + (f" ({note})" if note else ""))
+
+
+def _build_figures(report: Report, prefix: str, corpus: Path, out: Path, workers: int | None,
+                   floor_s: float) -> dict:
+    """Build ``corpus`` in a child process and report per-stage and total figures."""
+    built = measure.child("build", corpus, out / "rulings.duckdb", out / "ocg_rules.py", workers)
+    if built["errors"]:
+        raise click.ClickException(f"build of {corpus} had errors: {built['errors'][:3]}")
+    mb = built["input_bytes"] / measure.MB
+    summed = " summed over workers" if built["workers"] > 1 else ""
+    for stage in STAGES:
+        report.add(f"{prefix}_{stage}", built["timings_s"][stage] * 1000 / mb, "ms/MB",
+                   "CPU" + summed if stage in ("normalize", "extract") else "")
+    report.add(f"{prefix}_total", built["wall_s"] * 1000 / mb, "ms/MB", f"wall, {built['workers']} worker(s)")
+    report.add(f"{prefix}_floor_ratio", built["wall_s"] / floor_s, "x")
+    return built
+
+
+def _refresh_figure(report: Report, name: str, corpus: Path, work: Path, out: Path, built: dict) -> None:
+    """A refresh with nothing changed of the build ``built`` wrote to ``out``."""
+    refreshed = measure.refresh_fraction(corpus, work, out / "rulings.duckdb", out / "ocg_rules.py", built["wall_s"])
+    report.add(name, refreshed["fraction"], "of the full build",
+               f"{refreshed['refresh_s']:.2f} s against {built['wall_s']:.2f} s, {refreshed['pages']} pages "
+               "served locally, 304s")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--pages", default=2000, show_default=True, help="Pages of the scaled corpus.")
+@click.option("--workers", type=int, default=None, help="Worker processes for the builds (default: the build's own).")
+@click.option("--quick", is_flag=True, help="Shorter engine timings (a check that the script works).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of lines.")
+@click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the scaled corpus and builds here and keep them (default: a temporary folder).")
+def main(pages: int, workers: int | None, quick: bool, as_json: bool, keep: Path | None) -> None:
+    """Measure the floor, the build (bundled and scaled corpus), a refresh with
+    nothing changed and the generated engine; see bench/__init__.py."""
+    report = Report(quiet=as_json)
+    with tempfile.TemporaryDirectory(prefix="rulings-bench-") as tmp:
+        work = Path(keep) if keep else Path(tmp)
+        # 1-2: the bundled corpus.
+        measure.floor(BUNDLED_CORPUS)  # warm the page cache and OpenCC
+        floor_s, size = min(measure.floor(BUNDLED_CORPUS) for _ in range(1 if quick else 3))
+        report.add("floor", floor_s * 1000 / (size / measure.MB), "ms/MB", f"{size / measure.MB:.1f} MB")
+        bs4_s, _ = measure.floor(BUNDLED_CORPUS, beautifulsoup=True)
+        report.add("floor_beautifulsoup", bs4_s * 1000 / (size / measure.MB), "ms/MB",
+                   "the floor with a BeautifulSoup tree instead of the lxml one, for comparison")
+        bundled = work / "bundled"
+        built = _build_figures(report, "build", BUNDLED_CORPUS, bundled, workers, floor_s)
+        # 3: the scaled corpus.
+        n, size = make_scaled_corpus(work / "scaled-corpus", pages)
+        report.add("scaled_pages", n, "pages", f"{size / measure.MB:.0f} MB")
+        floor_s, size = measure.floor(work / "scaled-corpus")
+        report.add("scaled_floor", floor_s * 1000 / (size / measure.MB), "ms/MB")
+        scaled = _build_figures(report, "scaled_build", work / "scaled-corpus", work / "scaled", workers, floor_s)
+        report.add("scaled_peak_rss", scaled["peak_rss_mb"], "MB", scaled["peak_rss_how"])
+        # 4: a refresh with nothing changed, on both corpora.
+        _refresh_figure(report, "refresh_nothing_changed_fraction", BUNDLED_CORPUS, work / "refresh-bundled",
+                        bundled, built)
+        _refresh_figure(report, "scaled_refresh_nothing_changed_fraction", work / "scaled-corpus",
+                        work / "refresh-scaled", work / "scaled", scaled)
+        # 5: the engine of the bundled build (the refresh changed no rule).
+        engine = measure.engine_figures(bundled / "ocg_rules.py", bundled / "rulings.duckdb",
+                                        0.05 if quick else 1.0, 2 if quick else 7)
+        report.add("engine_retains", engine["retains_us"], "us/call")
+        report.add("engine_scenario", engine["scenario_us"], "us/answer")
+        report.add("engine_import", engine["import_ms"], "ms", "fresh interpreter, bytecode cached")
+        report.add("engine_import_first", engine["import_first_ms"], "ms",
+                   "fresh interpreter, compiling the bytecode")
+        report.add("duckdb_retention_query", engine["sql_us"], "us/query",
+                   "same answers as retains()" if engine["sql_agrees"] else "ANSWERS DIFFER from retains()")
+    if as_json:
+        click.echo(json.dumps(report.figures, indent=2))

@@ -1,0 +1,41 @@
+"""``python -m bench`` runs on a tiny corpus and prints every figure (no timing
+is asserted: the figures are for reading)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGES = ["normalize", "extract", "compile", "load", "generate"]
+FIGURES = (["floor", "floor_beautifulsoup"] + [f"build_{s}" for s in STAGES] + ["build_total", "build_floor_ratio"]
+           + ["scaled_pages", "scaled_floor"] + [f"scaled_build_{s}" for s in STAGES]
+           + ["scaled_build_total", "scaled_build_floor_ratio", "scaled_peak_rss",
+              "refresh_nothing_changed_fraction", "scaled_refresh_nothing_changed_fraction",
+              "engine_retains", "engine_scenario", "engine_import", "engine_import_first", "duckdb_retention_query"])
+LINE = re.compile(r"^([a-z_]+): ([0-9.e+-]+) (\S+)")
+
+
+def test_bench_prints_every_figure_with_a_positive_number(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "bench", "--pages", "24", "--quick", "--keep", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    figures = {}
+    for line in out.stdout.splitlines():
+        m = LINE.match(line)
+        assert m, f"not a figure line: {line!r}"
+        figures[m.group(1)] = (float(m.group(2)), m.group(3), line)
+    assert list(figures) == FIGURES
+    for name, (value, unit, line) in figures.items():
+        assert value > 0, line
+    assert figures["scaled_pages"][0] == 24
+    assert figures["build_total"][1] == "ms/MB" and figures["engine_retains"][1] == "us/call"
+    assert "same answers as retains()" in figures["duckdb_retention_query"][2]
+    # The refresh re-processed nothing (bench raises otherwise) and served every page.
+    assert "12 pages served locally" in figures["refresh_nothing_changed_fraction"][2]
+    assert "24 pages served locally" in figures["scaled_refresh_nothing_changed_fraction"][2]
+    # The scaled corpus is really 24 distinct pages.
+    manifest = (tmp_path / "scaled-corpus" / "manifest.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    assert len({row.split("\t")[0] for row in manifest}) == 24
+    pages = sorted((tmp_path / "scaled-corpus" / "pages").iterdir())
+    assert len({p.read_bytes() for p in pages}) == 24
