@@ -243,7 +243,6 @@ class DatabaseWriter:
             if paths:
                 self._insert(table, [], paths)
         self.con.execute("COMMIT")
-        self.con.execute("CHECKPOINT")
         self.con.execute("BEGIN TRANSACTION")
 
     def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
