@@ -214,7 +214,7 @@ class DatabaseWriter:
     grow with the corpus. Use as a context manager.
     """
 
-    def __init__(self, db_path: Path, memory_limit: str = "256MB"):
+    def __init__(self, db_path: Path, memory_limit: str = "192MB"):
         self.db_path = Path(db_path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{self.db_path.name}.", suffix=".tmp", dir=self.db_path.parent)
@@ -222,7 +222,8 @@ class DatabaseWriter:
         os.unlink(tmp_name)  # DuckDB wants to create the file itself
         self.tmp = Path(tmp_name)
         self._workdir = tempfile.TemporaryDirectory(prefix="rulings-load-")
-        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit,
+        # One thread: the build's workers have the other cores.
+        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1,
                                                           "preserve_insertion_order": False})
         create_schema(self.con)
         self.con.execute("BEGIN TRANSACTION")
