@@ -1,7 +1,7 @@
 """Stage 1, normalize: page bytes -> :class:`Page` of ordered text blocks.
 
 * HTML is parsed once with lxml and its tree is walked directly: a
-  BeautifulSoup tree of the same page costs about 17 times the lxml parse
+  BeautifulSoup tree of the same page costs about 15 times the lxml parse
   (``python -m bench`` prints both). BeautifulSoup reads the page's
   ``<head>`` (title, declared language: a small, often sloppy part) and
   parses the pages libxml2 gives up on (markup nested over 2048 levels).
