@@ -22,6 +22,7 @@ import os
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -195,8 +196,10 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
     pipeline_for("zh"), pipeline_for("en"), card_index(), info_kinds()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(workers) as pool:
-        yield from pool.imap(_page_job, jobs, chunksize=1)
+    # An executor, not a Pool: a worker that dies (out of memory, killed)
+    # raises BrokenProcessPool here instead of hanging the build.
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield from pool.map(_page_job, jobs)
 
 
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
@@ -231,14 +234,8 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
                 result.timings[stage] += seconds
             if outcome.error:
                 result.errors.append(outcome.error)
-                kept = _previous_page(db_path, source)
-                if kept is None:
+                if not _keep_previous(outcome, db_path, workdir, f"{i:06d}", result.warnings):
                     continue
-                result.warnings.append(f"{source.id}: kept {len(kept.records)} records of the previous build")
-                outcome.row_files = page_rows(kept.records, kept.snapshot.content_hash, source, workdir,
-                                              f"{i:06d}", outcome.counts)
-                outcome.snapshot = kept.snapshot
-                outcome.compile_records = [r for r in kept.records if r.statements or r.procedural]
             else:
                 result.pages_ok += 1
                 result.input_bytes += outcome.snapshot.size
@@ -262,6 +259,20 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     result.card_mentions, result.linked_mentions = counts["card_mentions"], counts["linked_mentions"]
     result.statements = counts["statements"]
     return result
+
+
+def _keep_previous(outcome: PageOutcome, db_path: Path, workdir: Path, stem: str, warnings: list[str]) -> bool:
+    """Give a failed page's outcome the records an earlier build stored for
+    it (rows written, compile records, snapshot); False when there are none."""
+    kept = _previous_page(db_path, outcome.source)
+    if kept is None:
+        return False
+    warnings.append(f"{outcome.source.id}: kept {len(kept.records)} records of the previous build")
+    outcome.row_files = page_rows(kept.records, kept.snapshot.content_hash, outcome.source, workdir, stem,
+                                  outcome.counts)
+    outcome.snapshot = kept.snapshot
+    outcome.compile_records = [r for r in kept.records if r.statements or r.procedural]
+    return True
 
 
 def _flush(writer: DatabaseWriter, pending: dict[str, list[Path]]) -> None:
