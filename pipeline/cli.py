@@ -149,6 +149,17 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
 
 # --------------------------------------------------------------------------- ask
 
+def _unknown(what: str, name: str, known: list[str]) -> str:
+    """'unknown event 'x' (did you mean 'y'?)', or the list of known names
+    when none is close."""
+    import difflib
+
+    hint = difflib.get_close_matches(name, known, n=1)
+    if hint:
+        return f"unknown {what} {name!r} (did you mean {hint[0]!r}?)"
+    return f"unknown {what} {name!r}; known: {', '.join(known)}"
+
+
 def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> dict:
     """The rule for one pair with its citations; raises UsageError for unknown names."""
     row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts FROM rules "
@@ -156,13 +167,9 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
     if row is None:
         kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
         evts = [r[0] for r in con.execute("SELECT DISTINCT event FROM rules ORDER BY 1").fetchall()]
-        import difflib
-
         if info_kind not in kinds:
-            hint = difflib.get_close_matches(info_kind, kinds, n=1)
-            raise UsageError(f"unknown info kind {info_kind!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
-        hint = difflib.get_close_matches(event, evts, n=1)
-        raise UsageError(f"unknown event {event!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+            raise UsageError(_unknown("info kind", info_kind, kinds))
+        raise UsageError(_unknown("event", event, evts))
     verdict, condition, latest, changed_on, conflicts = row
     cites = con.execute(
         """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text,
@@ -262,7 +269,8 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
     shown = rows[:max_rows]
     cells = [[("NULL" if v is None else str(v)).replace("\n", " ") for v in row] for row in shown]
     widths = [min(80, max([len(c)] + [len(r[i]) for r in cells])) for i, c in enumerate(columns)]
-    fmt = lambda vals: " | ".join(v[:w].ljust(w) for v, w in zip(vals, widths))  # noqa: E731
+    cut = lambda v, w: v if len(v) <= w else v[:w - 1] + "…"  # noqa: E731 (--json gives the whole text)
+    fmt = lambda vals: " | ".join(cut(v, w).ljust(w) for v, w in zip(vals, widths))  # noqa: E731
     click.echo(fmt(columns))
     click.echo("-+-".join("-" * w for w in widths))
     for r in cells:
@@ -342,8 +350,7 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
         _echo_json(results if isinstance(data, list) else results[0])
     else:
         for res in results:
-            if "error" in res:
-                click.echo(f"{res['id']}: ERROR {res['error']}")
+            if "error" in res:  # said once, on stderr, below
                 continue
             click.echo(f"{res['id']}: {json.dumps(res['answer'])}")
             for b in res["because"]:
@@ -399,7 +406,7 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
             for item in value:
                 click.echo("  " + ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "")))
         else:
-            click.echo(f"{key}: {value}")
+            click.echo(f"{key}: {'' if value is None else value}")
 
 
 # --------------------------------------------------------------------------- refresh
@@ -519,6 +526,8 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
         click.echo(f"      {row['text']}")
     counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "changed", "retired")}
     click.echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
+    if not rows:
+        click.echo("(a build starts the history; the changes of each `rulings refresh` are listed here)")
 
 
 if __name__ == "__main__":  # pragma: no cover

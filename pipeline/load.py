@@ -19,6 +19,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 import orjson
@@ -185,7 +186,7 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], workdir: Path,
-                files: list[Path] = ()) -> None:
+                files: Sequence[Path] = ()) -> None:
     """Insert ``rows`` and the NDJSON ``files`` (rows :func:`ndjson` wrote
     earlier, e.g. in the build's worker processes) into ``table`` in one
     statement (``read_json`` over all the files)."""
@@ -204,9 +205,9 @@ def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], wo
 
 
 class DatabaseWriter:
-    """A new database, written to a temporary file next to ``db_path`` in one
-    transaction and renamed over ``db_path`` by :meth:`commit`; a writer left
-    without commit (an error, a kill) leaves ``db_path`` as it was.
+    """A new database, written to a temporary file next to ``db_path`` and
+    renamed over ``db_path`` by :meth:`commit`; a writer left without commit
+    (an error, a kill) leaves ``db_path`` as it was.
 
     Rows can come early (:meth:`insert_files`, while a build still reads
     pages) and at the end (:meth:`commit`). DuckDB's memory is capped at
@@ -223,10 +224,13 @@ class DatabaseWriter:
         self.tmp = Path(tmp_name)
         self._workdir = tempfile.TemporaryDirectory(prefix="rulings-load-")
         # One thread: the build's workers have the other cores.
-        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1,
-                                                          "preserve_insertion_order": False})
-        create_schema(self.con)
-        self.con.execute("BEGIN TRANSACTION")
+        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1})
+        try:
+            create_schema(self.con)
+            self.con.execute("BEGIN TRANSACTION")
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> DatabaseWriter:
         return self

@@ -53,6 +53,19 @@ def test_ask_unknown_name_is_a_clear_error(built):
     assert "Error: unknown info kind 'synchro_sumoned' (did you mean 'synchro_summoned'?)" in out.output
 
 
+def test_ask_name_with_no_close_match_lists_the_known_ones(built):
+    _, db, _ = built
+    out = CliRunner().invoke(main, ["ask", "zzz", "face_down", "--db", str(db)])
+    assert out.exit_code == 2
+    assert "Error: unknown info kind 'zzz'; known: " in out.output and "synchro_summoned" in out.output
+
+
+def test_sql_table_marks_cut_text(built):
+    _, db, _ = built
+    out = run("sql", "SELECT repeat('x', 100) AS long, 'short' AS s", "--db", db)
+    assert "x" * 79 + "…" in out.output and "x" * 80 not in out.output
+
+
 def test_ask_binds_input_as_parameters(built):
     _, db, _ = built
     out = CliRunner().invoke(main, ["ask", "x' OR '1'='1", "face_down", "--db", str(db)])
@@ -96,7 +109,7 @@ def test_scenario_command(built, tmp_path):
                                json.loads((GOLD / "scenarios_public.json").read_text())[0]]))
     out = CliRunner().invoke(main, ["scenario", str(bad), "--engine-out", str(engine)])
     assert out.exit_code == 2
-    assert "scenario 'oops': field 'events[0].do'" in out.output
+    assert out.output.count("scenario 'oops': field 'events[0].do'") == 1  # said once, as the error
     assert "ns-same-turn: false" in out.output
 
 
