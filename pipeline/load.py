@@ -215,7 +215,7 @@ class DatabaseWriter:
     grow with the corpus. Use as a context manager.
     """
 
-    def __init__(self, db_path: Path, memory_limit: str = "192MB"):
+    def __init__(self, db_path: Path, memory_limit: str = "128MB"):
         self.db_path = Path(db_path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{self.db_path.name}.", suffix=".tmp", dir=self.db_path.parent)
