@@ -67,7 +67,13 @@ def _refresh_figure(report: Report, name: str, corpus: Path, work: Path, out: Pa
 def main(pages: int, workers: int | None, quick: bool, as_json: bool, keep: Path | None) -> None:
     """Measure the floor, the build (bundled and scaled corpus), a refresh with
     nothing changed and the generated engine; see bench/__init__.py."""
-    report = Report(quiet=as_json)
+    try:
+        _measure(Report(quiet=as_json), pages, workers, quick, as_json, keep)
+    except RuntimeError as exc:  # a child build or refresh failed: its stderr is in the message
+        raise click.ClickException(str(exc)) from exc
+
+
+def _measure(report: Report, pages: int, workers: int | None, quick: bool, as_json: bool, keep: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="rulings-bench-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         # 1-2: the bundled corpus.
