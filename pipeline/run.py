@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import tempfile
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -198,8 +199,21 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     # An executor, not a Pool: a worker that dies (out of memory, killed)
     # raises BrokenProcessPool here instead of hanging the build.
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_exit_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         yield from pool.map(_page_job, jobs)
+
+
+def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
+    """Worker initializer: a thread that ends the worker when the build
+    process is gone (killed: nothing else would tell a worker blocked on
+    its queue, and a scheduled build must not leave processes behind)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,

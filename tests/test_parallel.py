@@ -5,8 +5,13 @@ is handled as in the build's own process."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import duckdb
+import pytest
 
 from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.run import build
@@ -55,3 +60,52 @@ def test_a_page_broken_in_a_worker_keeps_its_earlier_records(tmp_path):
     assert "ocg-rule-c06-rulings-2019: kept 1623 records of the previous build" in second.warnings
     assert second.records == first.records and second.rules_hash == first.rules_hash
     assert second.pages_ok == 11
+
+
+def _children(pid: int) -> list[int]:
+    """Pids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_end_when_the_build_is_killed(tmp_path, built):
+    """A build killed with SIGKILL mid-way leaves no worker behind, and the
+    previous database and engine as they were."""
+    _, db, engine = built
+    out = tmp_path / "out"
+    out.mkdir()
+    shutil.copy(db, out / "r.duckdb")
+    shutil.copy(engine, out / "e.py")
+    before = (out / "r.duckdb").read_bytes(), (out / "e.py").read_bytes()
+    child = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "build", "--db", str(out / "r.duckdb"),
+                              "--engine-out", str(out / "e.py"), "--workers", "2", "--json"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    workers = []
+    while len(workers) < 2 and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+        workers = _children(child.pid)
+    assert len(workers) >= 2, "the build did not start its workers"
+    child.kill()
+    child.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)
+    assert ((out / "r.duckdb").read_bytes(), (out / "e.py").read_bytes()) == before
