@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -199,15 +200,22 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     # An executor, not a Pool: a worker that dies (out of memory, killed)
     # raises BrokenProcessPool here instead of hanging the build.
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_exit_with_parent,
-                             initargs=(os.getpid(),)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
+    try:
         yield from pool.map(_page_job, jobs)
+    except BaseException:  # Ctrl-C, an error, the build loop closing this generator
+        pool.shutdown(wait=True, cancel_futures=True)  # the pages being read finish; the rest never start
+        raise
+    pool.shutdown()
 
 
-def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
-    """Worker initializer: a thread that ends the worker when the build
-    process is gone (killed: nothing else would tell a worker blocked on
-    its queue, and a scheduled build must not leave processes behind)."""
+def _worker_init(parent: int, interval: float = 0.5) -> None:
+    """Worker initializer. Ctrl-C is the build process's to handle (it
+    cancels the pages not started). A thread ends the worker when the build
+    process is gone (killed: nothing else would tell a worker blocked on its
+    queue, and a scheduled build must not leave processes behind)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(interval)
