@@ -66,6 +66,18 @@ def main() -> None:
 
 # --------------------------------------------------------------------------- build
 
+def _exit_on_sigterm() -> None:
+    """SIGTERM (systemd stopping a job, `timeout`) ends a build or refresh
+    like Ctrl-C does: temporary files removed, workers stopped, the previous
+    database and engine left as they were; exit code 143."""
+    import signal
+
+    def stop(signum, frame) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 @contextmanager
 def _page_progress(total: int, quiet: bool):
     """A ``progress(source_id)`` callback: a progress bar on a terminal, a
@@ -116,9 +128,10 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
         total = len(load_manifest(corpus_dir))
     except RulingsError as exc:
         _fail(str(exc))
-    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    _exit_on_sigterm()
     lock = FileLock(f"{db_path}.lock")  # the lock `rulings refresh` takes: never both on one database
     try:
+        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
         with lock.acquire(timeout=0), _page_progress(total, as_json) as progress:
             result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
                                workers=workers)
@@ -126,6 +139,8 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
         _fail(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again later")
     except RulingsError as exc:
         _fail(str(exc))
+    except OSError as exc:  # the database's folder: not writable, no space
+        _fail(f"cannot write {exc.filename or db_path}: {exc.strerror or exc}")
     summary = result.summary()
     if as_json:
         _echo_json(summary)
@@ -461,6 +476,7 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
         if not as_json:
             click.echo(f"  fetching {source_id}", err=True)
 
+    _exit_on_sigterm()
     try:
         result = run_refresh(corpus_dir, db_path, engine_path, list(source_ids) or None, config, wait=wait,
                              progress=progress, max_shrink=max_shrink)
@@ -468,6 +484,8 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
         _fail(str(exc), 2)
     except RulingsError as exc:
         _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write {exc.filename or db_path}: {exc.strerror or exc}")
     if as_json:
         _echo_json(result.summary())
     else:

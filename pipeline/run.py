@@ -25,13 +25,14 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .compile import compile_procedural, compile_rules, info_kinds
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
-from .errors import ExtractError, NormalizeError, RulingsError
+from .errors import ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import Record, extract, pipeline_for
 from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, ndjson, now_iso, read_records,
@@ -174,8 +175,14 @@ def _page_job(job: tuple[int, Source, int, Path]) -> PageOutcome:
         outcome.error = str(exc)
         return outcome
     t0 = time.perf_counter()
-    outcome.row_files = page_rows(page.records, page.snapshot.content_hash, source, workdir, f"{index:06d}",
-                                  outcome.counts)
+    try:
+        outcome.row_files = page_rows(page.records, page.snapshot.content_hash, source, workdir, f"{index:06d}",
+                                      outcome.counts)
+    except Exception as exc:  # a full disk, a bug: this page fails, the others go on
+        outcome.error = str(LoadError(f"writing the page's rows: {type(exc).__name__}: {exc}", source_id=source.id,
+                                      place=source.path))
+        outcome.counts.clear()
+        return outcome
     outcome.timings["load"] += time.perf_counter() - t0
     outcome.snapshot, outcome.warnings = page.snapshot, page.warnings
     outcome.compile_records = [r for r in page.records if r.statements or r.procedural]
@@ -203,6 +210,11 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
     try:
         yield from pool.map(_page_job, jobs)
+    except BrokenProcessPool as exc:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise LoadError("a worker process died while reading pages (out of memory? killed?); nothing was "
+                        "written. `rulings build --workers 1` names the page if one page causes it",
+                        place="worker processes") from exc
     except BaseException:  # Ctrl-C, an error, the build loop closing this generator
         pool.shutdown(wait=True, cancel_futures=True)  # the pages being read finish; the rest never start
         raise
@@ -210,11 +222,12 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
 
 
 def _worker_init(parent: int, interval: float = 0.5) -> None:
-    """Worker initializer. Ctrl-C is the build process's to handle (it
-    cancels the pages not started). A thread ends the worker when the build
+    """Worker initializer. Ctrl-C and SIGTERM are the build process's to
+    handle (it cancels the pages not started). A thread ends the worker when the build
     process is gone (killed: nothing else would tell a worker blocked on its
     queue, and a scheduled build must not leave processes behind)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build process's handler, inherited by fork
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -240,7 +253,8 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     sources = load_manifest(corpus_dir)
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    _check_writable(db_path.parent, LoadError)
+    _check_writable(engine_out.parent, GenerateError)
     with tempfile.TemporaryDirectory(prefix=".rulings-build-", dir=db_path.parent) as tmp, \
             DatabaseWriter(db_path) as writer:
         workdir = Path(tmp)
@@ -281,6 +295,18 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     result.card_mentions, result.linked_mentions = counts["card_mentions"], counts["linked_mentions"]
     result.statements = counts["statements"]
     return result
+
+
+def _check_writable(folder: Path, error: type[RulingsError]) -> None:
+    """Create ``folder`` if needed and write a file in it, before any page
+    is read: a build that cannot write its outputs fails at once, naming
+    the folder."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise error(f"cannot write in this folder: {exc.strerror or exc}", place=str(folder)) from None
 
 
 def _keep_previous(outcome: PageOutcome, db_path: Path, workdir: Path, stem: str, warnings: list[str]) -> bool:

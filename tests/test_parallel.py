@@ -4,6 +4,7 @@ is handled as in the build's own process."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import pipeline.run as run_module
 from pipeline.corpus import BUNDLED_CORPUS
+from pipeline.errors import GenerateError, LoadError
 from pipeline.run import build
 
 TABLES = {
@@ -109,3 +112,47 @@ def test_workers_end_when_the_build_is_killed(tmp_path, built):
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
     assert ((out / "r.duckdb").read_bytes(), (out / "e.py").read_bytes()) == before
+
+
+def test_a_page_whose_rows_cannot_be_written_fails_alone(tmp_path, monkeypatch):
+    """An error after extract (writing the page's rows: a full disk, a bug)
+    names the page; the other pages are built. Workers are forked, so they
+    inherit the patched function."""
+    real = run_module.page_rows
+
+    def page_rows(records, snapshot_hash, source, *args):
+        if source.id == "ocg-rule-c03-pledges":
+            raise OSError(28, "No space left on device")
+        return real(records, snapshot_hash, source, *args)
+
+    monkeypatch.setattr(run_module, "page_rows", page_rows)
+    result = build(BUNDLED_CORPUS, tmp_path / "r.duckdb", tmp_path / "e.py", workers=2)
+    assert len(result.errors) == 1
+    assert result.errors[0].startswith("[load] ocg-rule-c03-pledges, pages/ocg-rule/c03-pledges.html: writing the "
+                                       "page's rows: OSError")
+    assert result.pages_ok == 11 and (tmp_path / "e.py").is_file()
+
+
+def test_an_output_folder_that_cannot_be_written_stops_the_build_before_any_page(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(GenerateError, match="cannot write in this folder") as info:
+        build(BUNDLED_CORPUS, tmp_path / "r.duckdb", blocker / "e.py", workers=2)
+    assert str(blocker) in str(info.value)
+    assert not (tmp_path / "r.duckdb").exists()
+
+
+def _dying_page_job(job):
+    if job[1].id == "ocg-rule-c03-pledges":
+        os._exit(9)  # as the kernel's out-of-memory killer would end it
+    return _real_page_job(job)
+
+
+_real_page_job = run_module._page_job
+
+
+def test_a_worker_that_dies_fails_the_build_clearly_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(run_module, "_page_job", _dying_page_job)
+    with pytest.raises(LoadError, match="a worker process died while reading pages"):
+        build(BUNDLED_CORPUS, tmp_path / "r.duckdb", tmp_path / "e.py", workers=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
