@@ -61,7 +61,10 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     taken: list[tuple[int, int]] = []
 
     def free(a: int, b: int) -> bool:
-        return all(b <= s or a >= e for s, e in taken)
+        for s, e in taken:
+            if a < e and s < b:
+                return False
+        return True
 
     def add(m: re.Match, y: int, mo: int, d: int) -> None:
         if free(m.start(), m.end()):

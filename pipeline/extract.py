@@ -313,10 +313,13 @@ def segment(page: Page) -> list[Record]:
 # --------------------------------------------------------------------------- annotations
 
 @lru_cache(maxsize=1)
-def _procedural_word_sets() -> tuple[tuple[str, ...], ...]:
-    """Every phrase set of ``schema/procedural_rules.json``, lowercased."""
-    return tuple(tuple(p.lower() for p in phrases)
+def _procedural_word_sets() -> tuple[tuple[frozenset[str], ...], re.Pattern]:
+    """Every phrase set of ``schema/procedural_rules.json``, lowercased, and
+    one pattern finding any of their phrases (longest first)."""
+    sets = tuple(frozenset(p.lower() for p in phrases)
                  for rule in procedural_rules().values() for phrases in rule["phrase_sets"])
+    phrases = sorted({p for phrase_set in sets for p in phrase_set}, key=len, reverse=True)
+    return sets, re.compile("|".join(map(re.escape, phrases)))
 
 
 def needs_matching(record: Record, language: str) -> bool:
@@ -326,8 +329,14 @@ def needs_matching(record: Record, language: str) -> bool:
     phrase set as a substring (a superset of the token matches)."""
     if language == "zh":
         return _section_config(record.norm_section or record.section) is not None
+    sets, pattern = _procedural_word_sets()
     lowered = record.norm.lower()
-    return any(all(p in lowered for p in phrases) for phrases in _procedural_word_sets())
+    found = set(pattern.findall(lowered))
+    if not found:
+        return False
+    # A phrase inside a longer one found at the same place is missed by
+    # findall, so sets are checked by substring once any phrase is there.
+    return any(phrase_set <= found or all(p in lowered for p in phrase_set) for phrase_set in sets)
 
 
 def annotate(records: list[Record], language: str, script: str = "Hans", region: str = "") -> list[Doc | None]:

@@ -17,6 +17,7 @@ interrupted build leaves the previous ones intact.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -24,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -164,10 +166,31 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir
     return files
 
 
+@contextmanager
+def _collect_after():
+    """No cyclic garbage collection while a page is read, one of the young
+    objects after it: a page makes hundreds of thousands of objects, and
+    the collector's passes over them cost about a fifth of a page's time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect(0)
+        if enabled:
+            gc.enable()
+
+
 def _page_job(job: tuple[int, Source, int, Path]) -> PageOutcome:
     """One page through normalize and extract, its rows written; runs in a
     worker process (or in the build's own for small corpora)."""
-    index, source, max_page_bytes, workdir = job
+    with _collect_after():
+        return _read_page(*job)
+
+
+def _read_page(index: int, source: Source, max_page_bytes: int, workdir: Path) -> PageOutcome:
+    """The outcome of page number ``index``: its rows written under
+    ``workdir``, or the error naming it."""
     outcome = PageOutcome(source)
     try:
         page = process_page(source, outcome.timings, max_page_bytes)
@@ -228,6 +251,7 @@ def _worker_init(parent: int, interval: float = 0.5) -> None:
     queue, and a scheduled build must not leave processes behind)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build process's handler, inherited by fork
+    gc.freeze()  # what the worker inherited (spaCy, the card index) is never garbage: keep it out of collections
 
     def watch() -> None:
         while os.getppid() == parent:
