@@ -246,9 +246,10 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
 
 def _worker_init(parent: int, interval: float = 0.5) -> None:
     """Worker initializer. Ctrl-C and SIGTERM are the build process's to
-    handle (it cancels the pages not started). A thread ends the worker when the build
-    process is gone (killed: nothing else would tell a worker blocked on its
-    queue, and a scheduled build must not leave processes behind)."""
+    handle (it cancels the pages not started). A thread ends the worker when
+    the build process is gone (killed: nothing else would tell a worker
+    blocked on its queue, and a scheduled build must not leave processes
+    behind)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build process's handler, inherited by fork
     gc.freeze()  # what the worker inherited (spaCy, the card index) is never garbage: keep it out of collections
@@ -268,8 +269,11 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
 
     ``progress`` is called with each source id as its page is done;
     ``workers`` is the number of processes for the pages (default:
-    :func:`default_workers`). Raises CorpusError when the manifest itself is
-    unusable; page errors are collected in ``BuildResult.errors``.
+    :func:`default_workers`). Page errors are collected in
+    ``BuildResult.errors``. Raises CorpusError when the manifest itself is
+    unusable, LoadError or GenerateError (naming the folder) when an output
+    folder cannot be written, LoadError when a worker process dies; the
+    previous database and engine are then left as they were.
     """
     db_path, engine_out = Path(db_path), Path(engine_out)
     result = BuildResult(db_path, engine_out)
