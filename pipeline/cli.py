@@ -12,6 +12,7 @@ import csv
 import importlib.util
 import json
 import sys
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -280,12 +281,30 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     _print_table(columns, rows, max_rows)
 
 
+def _width(text: str) -> int:
+    """Terminal columns of ``text``: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns (marked with …) and padded to it."""
+    if _width(text) > width:
+        kept, used = [], 0
+        for ch in text:
+            used += _width(ch)
+            if used > width - 1:
+                break
+            kept.append(ch)
+        text = "".join(kept) + "…"
+    return text + " " * (width - _width(text))
+
+
 def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
+    """An aligned text table, cells cut at 80 columns (--json gives whole values)."""
     shown = rows[:max_rows]
     cells = [[("NULL" if v is None else str(v)).replace("\n", " ") for v in row] for row in shown]
-    widths = [min(80, max([len(c)] + [len(r[i]) for r in cells])) for i, c in enumerate(columns)]
-    cut = lambda v, w: v if len(v) <= w else v[:w - 1] + "…"  # noqa: E731 (--json gives the whole text)
-    fmt = lambda vals: " | ".join(cut(v, w).ljust(w) for v, w in zip(vals, widths))  # noqa: E731
+    widths = [min(80, max([_width(c)] + [_width(r[i]) for r in cells])) for i, c in enumerate(columns)]
+    fmt = lambda vals: " | ".join(_fit(v, w) for v, w in zip(vals, widths))  # noqa: E731
     click.echo(fmt(columns))
     click.echo("-+-".join("-" * w for w in widths))
     for r in cells:

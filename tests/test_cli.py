@@ -64,6 +64,11 @@ def test_sql_table_marks_cut_text(built):
     _, db, _ = built
     out = run("sql", "SELECT repeat('x', 100) AS long, 'short' AS s", "--db", db)
     assert "x" * 79 + "…" in out.output and "x" * 80 not in out.output
+    # CJK characters take two terminal columns: cut at 39 of them, rows aligned.
+    out = run("sql", "SELECT * FROM (VALUES (repeat('龙', 50), 1), ('星尘龙', 2)) t(name, n) ORDER BY n", "--db", db)
+    lines = out.output.splitlines()
+    assert lines[2] == "龙" * 39 + "… " + " | 1"  # 78 columns, the mark, one space of padding
+    assert lines[3] == "星尘龙" + " " * 74 + " | 2"
 
 
 def test_ask_binds_input_as_parameters(built):
