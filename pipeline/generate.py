@@ -92,9 +92,11 @@ def _check_plain(name: str, value) -> None:
                                 place="pipeline/generate.py")
 
 
-def render(tables: dict) -> str:
-    """The module's source text. Raises GenerateError for a table that is not
-    a plain literal or a module whose code does not parse.
+def render(tables: dict, digest: str | None = None) -> str:
+    """The module's source text, stamped with ``digest``, the
+    :func:`rules_hash` of ``tables`` (computed when not given: callers that
+    already have it save hashing the tables twice). Raises GenerateError for
+    a table that is not a plain literal or a module whose code does not parse.
 
     Only the code (header and runtime, with the tables stubbed) is compiled
     to check it: compiling the data too would cost about 30 times the
@@ -106,7 +108,7 @@ def render(tables: dict) -> str:
         raise GenerateError(f"{RUNTIME} lacks the runtime marker {MARKER.strip()!r}", place=str(RUNTIME))
     for name, value in tables.items():
         _check_plain(name, value)
-    digest = rules_hash(tables)
+    digest = digest or rules_hash(tables)
     header = (
         '"""OCG information-retention and battle rules engine: GENERATED, do not edit.\n\n'
         f"Generator: rulings {__version__} (pipeline/generate.py)\n"

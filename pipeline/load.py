@@ -91,7 +91,6 @@ class BuildData:
     procedural: list[ProceduralRule]
     run: dict
     info: dict[str, str] = field(default_factory=dict)
-    row_files: dict[str, list[Path]] = field(default_factory=dict)  # table -> NDJSON files of more rows
 
 
 # --------------------------------------------------------------------------- rows
@@ -256,22 +255,17 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
 
-    def commit(self, data: BuildData) -> dict[str, int]:
-        """Insert ``data``, commit and rename the file over ``db_path``;
-        returns the counts of the rows made from ``data`` (files inserted
-        earlier and ``data.row_files`` are not counted)."""
+    def commit(self, data: BuildData) -> None:
+        """Insert ``data``, commit and rename the file over ``db_path``."""
         rows = _rows(data)
         for table in COLUMNS:
-            self._insert(table, rows[table], data.row_files.get(table, []))
+            self._insert(table, rows[table], [])
         self.con.execute("COMMIT")
         self.con.execute("CHECKPOINT")
         self.con.close()
         self.con = None
         os.replace(self.tmp, self.db_path)
         self.close()
-        counts = {table: len(r) for table, r in rows.items()}
-        counts["card_mentions_linked"] = sum(1 for r in rows["card_mentions"] if r["passcode"] is not None)
-        return counts
 
     def close(self) -> None:
         """Close the connection and remove whatever was not renamed (idempotent)."""
@@ -282,15 +276,6 @@ class DatabaseWriter:
         for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
             if leftover.exists():
                 leftover.unlink()
-
-
-def write_database(db_path: Path, data: BuildData) -> dict[str, int]:
-    """Write a complete database to ``db_path`` atomically (a
-    :class:`DatabaseWriter` committed at once); returns the counts of the
-    rows made from ``data``. Raises LoadError naming the table when DuckDB
-    refuses the rows."""
-    with DatabaseWriter(db_path) as writer:
-        return writer.commit(data)
 
 
 def now_iso() -> str:

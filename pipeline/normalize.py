@@ -37,9 +37,7 @@ from __future__ import annotations
 import codecs
 import re
 import warnings as _warnings
-from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
@@ -380,13 +378,18 @@ def _parse(text: str):
     return root, parser.error_log
 
 
+def _soup(text: str) -> BeautifulSoup:
+    """BeautifulSoup's parse (lxml) of ``text``."""
+    with _warnings.catch_warnings():  # bs4's advice on odd markup is for programmers, not about the page
+        _warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        _warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        return BeautifulSoup(text, "lxml")
+
+
 def _tree_from_soup(text: str):
     """The lxml tree of BeautifulSoup's parse of ``text`` (comments dropped,
     attributes lxml cannot hold skipped). Explicit stack: any depth."""
-    with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
-        _warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
-        soup = BeautifulSoup(text, "lxml")
+    soup = _soup(text)
     root = etree.Element("html")
     stack = [(iter(soup.html.children if soup.html else soup.children), root)]
     while stack:
@@ -417,10 +420,7 @@ def page_head(text: str) -> tuple[str, LangTag]:
     so it costs little whatever the page's size."""
     end = HEAD_END.search(text, 0, HEAD_LIMIT)
     head = text[:end.start() if end else HEAD_LIMIT]
-    with _warnings.catch_warnings():  # bs4's advice on odd markup is for programmers, not about the page
-        _warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
-        _warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
-        soup = BeautifulSoup(head, "lxml")
+    soup = _soup(head)
     title = _collapse(soup.title.get_text()).strip() if soup.title else ""
     html = soup.find("html")
     lang = html.get("lang") if html is not None else None
@@ -611,35 +611,23 @@ SCRIPT_LETTERS = {
 }
 
 
-@lru_cache(maxsize=None)
-def _letter_script(ch: str) -> str:
-    """The script of SCRIPT_LETTERS that ``ch`` is a letter of, or ``""``."""
-    return next((script for script, pattern in SCRIPT_LETTERS.items() if pattern.match(ch)), "")
-
-
 def language_warning(page: Page, min_letters: int = 20) -> str | None:
     """A warning when most letters of the page are not in the script of its
     declared language (a Japanese page declared ``zh``, an English one declared
     ``zh``...), naming the shares and the first block in the other script."""
     expected = SCRIPTS.get(page.language)
-    if expected is None:
-        return None
     counts = dict.fromkeys(SCRIPT_LETTERS, 0)
-    content = "\n".join(line.text for block in page.blocks for line in block.lines)
-    for ch, n in Counter(content).items():  # each distinct character once
-        script = _letter_script(ch)
-        if script:
-            counts[script] += n
-    total = sum(counts.values())
-    if total < min_letters or max(counts, key=counts.get) == expected:
-        return None
-    first_other: Block | None = None  # only looked for when the page gets the warning
+    first_other: Block | None = None
     for block in page.blocks:
         text = "\n".join(line.text for line in block.lines)
         block_counts = {script: len(pattern.findall(text)) for script, pattern in SCRIPT_LETTERS.items()}
-        if any(block_counts.values()) and max(block_counts, key=block_counts.get) != expected:
+        for script, n in block_counts.items():
+            counts[script] += n
+        if first_other is None and any(block_counts.values()) and max(block_counts, key=block_counts.get) != expected:
             first_other = block
-            break
+    total = sum(counts.values())
+    if expected is None or total < min_letters or max(counts, key=counts.get) == expected:
+        return None
     shares = ", ".join(f"{n / total:.0%} {script}" for script, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n)
     where = f"block {first_other.index} (section {' / '.join(first_other.section) or '-'})" if first_other else "-"
     return (f"{page.source_id}: declared language {page.language!r} but most letters are not {expected} "

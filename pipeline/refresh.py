@@ -439,7 +439,7 @@ def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state
                                    "(the pipeline changed since the last build?); run `rulings build`")
     from .generate import render, write_engine
 
-    write_engine(engine_out, render(compiled.tables))
+    write_engine(engine_out, render(compiled.tables, compiled.rules_hash))
     result.engine_written = True
 
 

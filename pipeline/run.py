@@ -53,7 +53,6 @@ class PageResult:
     records: list[Record]
     snapshot: SnapshotInfo
     warnings: list[str]
-    kept_from_previous: bool = False
 
 
 @dataclass
@@ -128,7 +127,7 @@ def _previous_page(db_path: Path, source: Source) -> PageResult | None:
         return None
     if snapshot is None or not records:
         return None
-    return PageResult(source, records, snapshot, [], kept_from_previous=True)
+    return PageResult(source, records, snapshot, [])
 
 
 # --------------------------------------------------------------------------- pages, in workers
@@ -379,9 +378,7 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     # The engine is written in full before the database is replaced and renamed
     # right after it, so a killed build leaves both files as they were (but for
     # the instant between the two renames, when the database is the new one).
-    staged = stage_engine(result.engine_path, render(tables))
-    del tables
-    records.clear()  # what compile needed; freed before the database is committed, the build's peak
+    staged = stage_engine(result.engine_path, render(tables, result.rules_hash))
     t2 = time.perf_counter()
     result.timings["generate"] += t2 - t1
     try:
