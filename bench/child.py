@@ -41,17 +41,19 @@ def _pss_mb(pid: int | str) -> float:
     return 0.0
 
 
-def _children() -> list[str]:
-    """Pids of this process's children (a scan of ``/proc/*/stat``)."""
-    me, pids = str(os.getpid()), []
+def children(parent: int | None = None) -> list[int]:
+    """Pids of the children of ``parent`` (default: this process), a scan of
+    ``/proc/*/stat`` (Linux)."""
+    parent = os.getpid() if parent is None else parent
+    pids = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
                 fields = fh.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if fields[1] == me:  # state, ppid, ...
-            pids.append(pid)
+        if int(fields[1]) == parent:  # state, ppid, ...
+            pids.append(int(pid))
     return pids
 
 
@@ -64,7 +66,7 @@ class TreeSampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stopped.wait(self.interval):
-            total = _pss_mb("self") + sum(_pss_mb(pid) for pid in _children())
+            total = _pss_mb("self") + sum(_pss_mb(pid) for pid in children())
             self.peak = max(self.peak, total)
 
 

@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 import pipeline.run as run_module
+from bench.child import children
 from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.errors import GenerateError, LoadError
 from pipeline.run import build
@@ -65,20 +66,6 @@ def test_a_page_broken_in_a_worker_keeps_its_earlier_records(tmp_path):
     assert second.pages_ok == 11
 
 
-def _children(pid: int) -> list[int]:
-    """Pids whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -103,7 +90,7 @@ def test_workers_end_when_the_build_is_killed(tmp_path, built):
     workers = []
     while len(workers) < 2 and time.monotonic() < deadline and child.poll() is None:
         time.sleep(0.05)
-        workers = _children(child.pid)
+        workers = children(child.pid)
     assert len(workers) >= 2, "the build did not start its workers"
     child.kill()
     child.wait()
