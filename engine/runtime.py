@@ -1,9 +1,15 @@
 """Runtime of the generated engine module (standard library only).
 
-``pipeline/generate.py`` writes the compiled tables (``INFO_KINDS``,
-``EVENTS``, ``RULES``, ``CITATIONS``, ``SOURCES``, ``PROCEDURAL``) and then
-copies everything below the ``RUNTIME`` marker of this file, so the generated
-module is one self-contained file another tool can import or copy.
+``pipeline/generate.py`` writes the tables (the vocabulary of
+``schema/vocabulary.json`` and ``schema/procedural_rules.json``: ``INFO_KINDS``,
+``EVENTS``, ``SUMMON_KINDS``, ``GAINS``, ``CONTROL_KINDS``, ``THIS_TURN_KINDS``,
+``RETENTION_EVENTS``, ``PROCEDURAL_IDS``; the compiled rules: ``RULES``,
+``CITATIONS``, ``SOURCES``, ``PROCEDURAL``) and then copies everything below
+the ``RUNTIME`` marker of this file, so the generated module is one
+self-contained file another tool can import or copy. The runtime names no
+information kind of its own but ``position_change_restrictions`` and
+``attack_declared`` (the questions that read them), and the procedural rule
+ids of seeds 000 and 003; a test checks each against ``schema/``.
 
 Public API of the generated module:
 
@@ -12,7 +18,7 @@ Public API of the generated module:
   ``kept``, ``lost``, ``not_applicable``, ``conditional`` or ``unknown``, with
   the ruling records and dates behind it. Raises ``ValueError`` for a name
   outside the vocabulary (with a "did you mean").
-* ``answer(scenario) -> dict``: the scenario format of ``scenarios.md``; returns
+* ``answer(scenario) -> dict``: the scenario format of README "Scenarios"; returns
   ``{"id", "answer", "because"}`` where ``answer`` is True, False or
   ``"unknown"``. Raises ``ScenarioError`` (a ``ValueError``) naming the
   scenario id and the field when the scenario is malformed.
@@ -27,6 +33,12 @@ from __future__ import annotations
 # module defines the real tables above the runtime.
 INFO_KINDS: tuple = ()
 EVENTS: tuple = ()
+SUMMON_KINDS: dict = {}
+GAINS: dict = {}
+CONTROL_KINDS: dict = {}
+THIS_TURN_KINDS: tuple = ()
+RETENTION_EVENTS: dict = {}
+PROCEDURAL_IDS: tuple = ()
 RULES: tuple = ()
 CITATIONS: dict = {}
 SOURCES: dict = {}
@@ -67,7 +79,6 @@ class ScenarioError(ValueError):
 
 _RETENTION = {(r[0], r[1]): Retention(*r) for r in RULES}
 _KIND_SET = frozenset(INFO_KINDS)
-_EVENT_SET = frozenset(EVENTS)
 
 
 def _did_you_mean(name, choices):
@@ -128,9 +139,9 @@ _DOS = {
     "activate_effect": (), "place_counter": (), "modify_stats": (), "turn_face_down": (),
     "flip_face_up": (), "temp_banish": (), "take_control": ("mode", "by"),
 }
-_METHODS = ("normal", "tribute", "gemini", "special", "fusion", "synchro", "xyz", "link", "ritual", "pendulum")
+_METHODS = tuple(SUMMON_KINDS)
 _FROM = ("hand", "deck", "extra_deck", "graveyard", "banished")
-_MODES = ("permanent", "temporary", "continuous_target")
+_MODES = tuple(CONTROL_KINDS)
 _PHASES = ("draw", "standby", "main1", "battle", "main2", "end")
 _QUESTIONS = {
     "can_change_position_manually": ("turn", "phase", "player"),
@@ -207,21 +218,7 @@ def validate(scenario):
 # ---------------------------------------------------------------- the history model
 
 # Information that only means something in the turn it was gained.
-_THIS_TURN = frozenset({"summoned_this_turn", "attack_declared", "battled", "destroyed_by_battle",
-                        "effect_activated", "position_change_restrictions", "pledge_self", "pledge_other"})
-_SUMMON_KINDS = {
-    "normal": ("normal_summoned",), "tribute": ("normal_summoned", "tribute_summoned", "summon_materials"),
-    "gemini": ("normal_summoned", "gemini_summoned"), "special": ("special_summoned",),
-    "fusion": ("special_summoned", "fusion_summoned", "summon_materials"),
-    "synchro": ("special_summoned", "synchro_summoned", "summon_materials"),
-    "xyz": ("special_summoned", "xyz_summoned", "summon_materials"),
-    "link": ("special_summoned", "link_summoned", "summon_materials"),
-    "ritual": ("special_summoned", "ritual_summoned", "summon_materials"),
-    "pendulum": ("special_summoned", "pendulum_summoned"),
-}
-_SIMPLE = {"battle": "battled", "destroy_by_battle": "destroyed_by_battle", "activate_effect": "effect_activated",
-           "place_counter": "counters", "modify_stats": "stat_changes", "declare_attack": "attack_declared"}
-_EVENT_OF = {"turn_face_down": "face_down", "temp_banish": "temp_banish", "flip_face_up": "flip_face_up"}
+_THIS_TURN = frozenset(THIS_TURN_KINDS)
 
 
 class _Monster:
@@ -240,10 +237,21 @@ class _Monster:
         self.controller = None
         self.face_down = False
         self.because = {}  # info kind -> retention rules applied to it, in order
+        self.origin = {}  # info kind -> the event that last gave it ("turn 3: summon")
+        self.event = ""  # the event being replayed
 
     def gain(self, kind, turn):
-        if kind in _KIND_SET:
-            self.info[kind] = (turn, "has")
+        """Give the monster ``kind``; ValueError for a kind outside INFO_KINDS
+        (an engine whose tables disagree with its vocabulary)."""
+        if kind not in _KIND_SET:
+            raise ValueError(f"engine: unknown info kind {kind!r} (not in INFO_KINDS: the engine and its "
+                             "vocabulary disagree; rebuild it)")
+        self.info[kind] = (turn, "has")
+        self.origin[kind] = self.event
+
+    def gain_all(self, kinds, turn):
+        for kind in kinds:
+            self.gain(kind, turn)
 
     def apply_event(self, event, turn):
         """Apply the retention table to everything the monster carries."""
@@ -273,54 +281,50 @@ class _Monster:
 
 def _replay(scenario):
     m = _Monster()
-    for ev in scenario["events"]:
+    for i, ev in enumerate(scenario["events"]):
         do, turn = ev["do"], ev["turn"]
+        m.event = f"events[{i}] (turn {turn}: {do}{' ' + ev['mode'] if do == 'take_control' else ''})"
         if do == "summon":
             m.controller = ev["by"]
             m.face_down = bool(ev.get("face_down", False))
-            for kind in _SUMMON_KINDS[ev["method"]] + ("summoned_this_turn",):
-                m.gain(kind, turn)
+            m.gain_all(SUMMON_KINDS[ev["method"]] + GAINS["summon"], turn)
             if "from" in ev:
-                m.gain("summoned_from_location", turn)
+                m.gain_all(GAINS["summon_from"], turn)
             m.position_facts.append((turn, "summoned", ev["by"], "has"))
-            m.gain("position_change_restrictions", turn)
         elif do == "set":
             m.controller = ev["by"]
             m.face_down = True
             m.position_facts.append((turn, "set", ev["by"], "has"))
-            m.gain("position_change_restrictions", turn)
+            m.gain_all(GAINS["set"], turn)
         elif do == "flip_summon":
             m.face_down = False
-            m.gain("flip_summoned", turn)
-            m.gain("flipped", turn)
+            m.gain_all(GAINS["flip_summon"], turn)
             m.position_facts.append((turn, "manual_change", ev["by"], "has"))
-            m.gain("position_change_restrictions", turn)
         elif do == "change_position":
             if ev["by"] == "manual":
                 m.position_facts.append((turn, "manual_change", m.controller, "has"))
-                m.gain("position_change_restrictions", turn)
+                m.gain_all(GAINS["change_position_manual"], turn)
             else:
                 m.effect_changes.append(turn)
         elif do == "declare_attack":
-            m.gain("attack_declared", turn)
+            m.gain_all(GAINS["declare_attack"], turn)
             m.position_facts.append((turn, "attacked", m.controller, "has"))
-            m.gain("position_change_restrictions", turn)
-        elif do in _SIMPLE:
-            m.gain(_SIMPLE[do], turn)
         elif do == "take_control":
             m.controller = ev["by"]
-            m.gain("control_" + ev["mode"], turn)
-        elif do in _EVENT_OF:
-            m.apply_event(_EVENT_OF[do], turn)
+            m.gain(CONTROL_KINDS[ev["mode"]], turn)
+        elif do in RETENTION_EVENTS:
+            m.apply_event(RETENTION_EVENTS[do], turn)
             if do == "turn_face_down":
                 m.face_down = True
                 m.effect_changes.append(turn)
             elif do == "flip_face_up":
                 m.face_down = False
-                m.gain("flipped", turn)
+                m.gain_all(GAINS["flip_face_up"], turn)
                 m.effect_changes.append(turn)
             else:
                 m.returned_from_banish.append(turn)
+        else:  # battle, destroy_by_battle, activate_effect, place_counter, modify_stats, attack_negated
+            m.gain_all(GAINS[do], turn)
     return m
 
 
@@ -394,8 +398,13 @@ def _can_declare_attack(m, ask):
             return "unknown", [_because_missing("battle.no_battle_phase_first_turn", "a Battle Phase in the first turn")]
         return False, [_because_rule("battle.no_battle_phase_first_turn")]
     if phase != "battle" or player != _turn_player(turn) or m.controller != player:
-        return False, [{"rule": "battle.attacks_in_own_battle_phase",
-                        "summary": "a monster declares attacks in its controller's Battle Phase"}]
+        rule_id = "battle.attacks_in_own_battle_phase"
+        if rule_id not in PROCEDURAL:
+            return "unknown", [_because_missing(rule_id, "in whose Battle Phase a monster declares attacks")]
+        because = [_because_rule(rule_id)]
+        if m.controller != player:
+            because.append({"rule": "control", "summary": f"the monster is controlled by {m.controller}"})
+        return False, because
     rule_id = "battle.attackers_face_up_attack_position"
     if m.face_down:
         if rule_id not in PROCEDURAL:
@@ -416,9 +425,16 @@ def _can_declare_attack(m, ask):
 def _has(m, ask):
     kind, turn = ask["info_kind"], ask["turn"]
     info = m.info.get(kind)
-    because = m.because.get(kind, [])
-    if info is None or (kind in _THIS_TURN and info[0] != turn):
+    if kind in m.origin:
+        because = [{"rule": "history", "summary": f"{m.origin[kind]} gives {kind}"}]
+    else:
+        because = [{"rule": "history", "summary": f"no event of the scenario gives {kind}"}]
+    because += m.because.get(kind, [])
+    if info is None:
         return False, because
+    if kind in _THIS_TURN and info[0] != turn:
+        return False, because + [{"rule": "this_turn", "summary": f"{kind} only counts in the turn it was gained "
+                                                                  f"(turn {info[0]})"}]
     return (True if info[1] == "has" else "unknown"), because
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .normalize import match_key, name_key
+from .chinese import match_key, name_key
 
 CARD_NAMES = Path(__file__).resolve().parent.parent / "corpus" / "data" / "card-names.tsv"
 

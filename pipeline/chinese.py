@@ -38,9 +38,8 @@ from dataclasses import dataclass
 from collections import Counter
 from functools import lru_cache
 from itertools import repeat
-from pathlib import Path
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+from .schema import OPENCC_FIX_COLUMNS, REGIONAL_TERM_COLUMNS, tsv_rows
 
 REGIONS = ("CN", "TW", "HK")
 REGION_ALIASES = {"MO": "HK", "SG": "CN", "MY": "CN"}
@@ -89,7 +88,7 @@ def opencc_fixes() -> dict[str, tuple[tuple[str, str], ...]]:
     longest written form first. Columns: ``configs`` (comma-separated),
     ``written`` (as on the page), ``simplified`` (what it must become), ``why``."""
     fixes: dict[str, dict[str, str]] = {}
-    for row in _tsv_rows("opencc_fixes.tsv"):
+    for row in tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS):
         for config in row["configs"].split(","):
             fixes.setdefault(config.strip(), {})[row["written"]] = row["simplified"]
     return {c: tuple(sorted(pairs.items(), key=lambda p: (-len(p[0]), p[0]))) for c, pairs in fixes.items()}
@@ -148,20 +147,12 @@ def _to_simplified_running(text: str, script: str, region: str) -> str:
 
 # --------------------------------------------------------------------------- regional terms
 
-def _tsv_rows(name: str) -> list[dict[str, str]]:
-    """Rows of a schema TSV (first non-comment line is the header; ``#`` lines are comments)."""
-    lines = [l for l in (SCHEMA_DIR / name).read_text(encoding="utf-8").splitlines()
-             if l.strip() and not l.startswith("#")]
-    header = lines[0].split("\t")
-    return [dict(zip(header, (l.split("\t") + [""] * len(header))[:len(header)])) for l in lines[1:]]
-
-
 @lru_cache(maxsize=1)
 def regional_term_table() -> tuple[tuple[str, dict[str, tuple[str, ...]]], ...]:
     """``schema/regional_terms.tsv``: ``(canonical, {region: variants})`` per row,
     variants as written in that region's script (``|``-separated in the file)."""
     table = []
-    for row in _tsv_rows("regional_terms.tsv"):
+    for row in tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS):
         variants = {r: tuple(v.strip() for v in row.get(r, "").split("|") if v.strip()) for r in REGIONS}
         table.append((row["canonical"], variants))
     return tuple(table)

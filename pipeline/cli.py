@@ -8,9 +8,10 @@ one ``Error: ...`` line on stderr; exit codes: 0 ok, 1 error, 2 bad input
 
 from __future__ import annotations
 
-import csv
+import functools
 import importlib.util
 import json
+import signal
 import sys
 import unicodedata
 from contextlib import contextmanager
@@ -18,10 +19,16 @@ from pathlib import Path
 
 import click
 import duckdb
+from filelock import FileLock, Timeout
 
-from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES
+from . import queries
+from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, load_manifest
 from .errors import RulingsError, UsageError
-from .paths import DEFAULT_DB, DEFAULT_ENGINE  # not .run: it imports spaCy, which most commands never need
+from .fetch import FetchConfig
+from .load import register_sql_functions
+from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .refresh import refresh as run_refresh
+from .run import build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
                          show_default=True, help="DuckDB database written by `rulings build`.")
@@ -35,13 +42,21 @@ def _fail(message: str, code: int = 1) -> None:
     sys.exit(code)
 
 
-def _connect(db_path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
-    if not Path(db_path).is_file():
-        _fail(f"no database at {db_path}; run `rulings build` first (or pass --db)")
-    try:
-        return duckdb.connect(str(db_path), read_only=read_only)
-    except duckdb.Error as exc:
-        _fail(f"cannot open {db_path}: {exc}")
+def _exit_codes(command):
+    """Map the project's errors to one ``Error:`` line and an exit code, for
+    every command in one place: 2 for bad input (UsageError), 1 for the
+    rest (a page, the database, a schema file, the file system)."""
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except UsageError as exc:
+            _fail(f"{exc.place}: {exc.message}" if exc.place else exc.message, 2)
+        except RulingsError as exc:
+            _fail(str(exc))
+        except OSError as exc:  # an output folder not writable, no space
+            _fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")
+    return wrapper
 
 
 def _echo_json(data) -> None:
@@ -71,8 +86,6 @@ def _exit_on_sigterm() -> None:
     """SIGTERM (systemd stopping a job, `timeout`) ends a build or refresh
     like Ctrl-C does: temporary files removed, workers stopped, the previous
     database and engine left as they were; exit code 143."""
-    import signal
-
     def stop(signum, frame) -> None:
         raise SystemExit(128 + signum)
 
@@ -110,6 +123,7 @@ def _page_progress(total: int, quiet: bool):
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes for the pages (default: one per core; 1 below 4 pages).")
 @JSON_OPTION
+@_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
           as_json: bool) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
@@ -120,15 +134,7 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     Progress goes to stderr: a bar on a terminal, one line per page
     otherwise (cron logs), nothing with --json.
     """
-    from filelock import FileLock, Timeout
-
-    from .corpus import load_manifest
-    from .run import build as run_build
-
-    try:
-        total = len(load_manifest(corpus_dir))
-    except RulingsError as exc:
-        _fail(str(exc))
+    total = len(load_manifest(corpus_dir))
     _exit_on_sigterm()
     lock = FileLock(f"{db_path}.lock")  # the lock `rulings refresh` takes: never both on one database
     try:
@@ -138,10 +144,6 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
                                workers=workers)
     except Timeout:
         _fail(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again later")
-    except RulingsError as exc:
-        _fail(str(exc))
-    except OSError as exc:  # the database's folder: not writable, no space
-        _fail(f"cannot write {exc.filename or db_path}: {exc.strerror or exc}")
     summary = result.summary()
     if as_json:
         _echo_json(summary)
@@ -165,49 +167,12 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
 
 # --------------------------------------------------------------------------- ask
 
-def _unknown(what: str, name: str, known: list[str]) -> str:
-    """'unknown event 'x' (did you mean 'y'?)', or the list of known names
-    when none is close."""
-    import difflib
-
-    hint = difflib.get_close_matches(name, known, n=1)
-    if hint:
-        return f"unknown {what} {name!r} (did you mean {hint[0]!r}?)"
-    return f"unknown {what} {name!r}; known: {', '.join(known)}"
-
-
-def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> dict:
-    """The rule for one pair with its citations; raises UsageError for unknown names."""
-    row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts FROM rules "
-                      "WHERE info_kind = ? AND event = ?", [info_kind, event]).fetchone()
-    if row is None:
-        kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
-        evts = [r[0] for r in con.execute("SELECT DISTINCT event FROM rules ORDER BY 1").fetchall()]
-        if info_kind not in kinds:
-            raise UsageError(_unknown("info kind", info_kind, kinds))
-        raise UsageError(_unknown("event", event, evts))
-    verdict, condition, latest, changed_on, conflicts = row
-    cites = con.execute(
-        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text,
-                  list(d.date ORDER BY d.ord) FILTER (WHERE d.valid) AS dates
-           FROM rule_citations c JOIN records r USING (record_id)
-           LEFT JOIN record_dates d USING (record_id)
-           WHERE c.info_kind = ? AND c.event = ?
-           GROUP BY c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, r.seq
-           ORDER BY c.role DESC, r.source_id, r.seq""", [info_kind, event]).fetchall()
-    return {
-        "info_kind": info_kind, "event": event, "verdict": verdict, "condition": condition or None,
-        "latest_date": latest, "changed_on": changed_on, "conflicts": json.loads(conflicts or "[]"),
-        "citations": [{"role": c[0], "verdict": c[1], "record_id": c[2], "source": c[3], "section": c[4],
-                       "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]} for c in cites],
-    }
-
-
 @main.command()
 @click.argument("info_kind")
 @click.argument("event")
 @DB_OPTION
 @JSON_OPTION
+@_exit_codes
 def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
     """Does INFO_KIND survive EVENT? Prints the verdict and the rulings behind it.
 
@@ -216,11 +181,7 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
     Events: face_down, temp_banish, flip_face_up. Info kinds: see
     schema/vocabulary.json (e.g. counters, attack_declared, pendulum_summoned).
     """
-    con = _connect(db_path)
-    try:
-        report = rule_report(con, info_kind, event)
-    except UsageError as exc:
-        _fail(exc.message, 2)
+    report = queries.rule_report(queries.connect(db_path), info_kind, event)
     if as_json:
         _echo_json(report)
         return
@@ -249,6 +210,7 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
 @click.option("--write", is_flag=True, help="Open the database read-write (default: read-only).")
 @JSON_OPTION
 @click.option("--max-rows", type=int, default=200, show_default=True, help="Rows to print in table form.")
+@_exit_codes
 def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) -> None:
     """Run QUERY on the rulings database and print the result.
 
@@ -262,9 +224,7 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     name_key(NAME) gives the key of a card name written in either script
     (and either width), to compare with card_mentions.match_key.
     """
-    con = _connect(db_path, read_only=not write)
-    from .load import register_sql_functions  # imported here: it needs OpenCC, other commands do not
-
+    con = queries.connect(db_path, read_only=not write)
     register_sql_functions(con)
     try:
         rel = con.sql(query)
@@ -320,27 +280,14 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
               help="CSV with columns info_kind,event,verdict,dates.")
 @DB_OPTION
 @JSON_OPTION
+@_exit_codes
 def evaluate(gold_path: Path, db_path: Path, as_json: bool) -> None:
     """Compare the rules table with a gold CSV; last line: N/M verdicts correct."""
-    con = _connect(db_path)
-    with gold_path.open(encoding="utf-8", newline="") as fh:
-        gold = list(csv.DictReader(fh))
-    missing = {"info_kind", "event", "verdict"} - set(gold[0].keys() if gold else ())
-    if missing:
-        _fail(f"{gold_path}: missing columns {sorted(missing)}", 2)
-    rows = []
-    for g in gold:
-        found = con.execute("SELECT verdict, dates FROM rules WHERE info_kind = ? AND event = ?",
-                            [g["info_kind"], g["event"]]).fetchone()
-        got = found[0] if found else "unknown"
-        got_dates = sorted(str(d) for d in (found[1] or [])) if found else []
-        want_dates = [d for d in (g.get("dates") or "").split(";") if d]
-        rows.append({"info_kind": g["info_kind"], "event": g["event"], "expected": g["verdict"], "got": got,
-                     "correct": got == g["verdict"], "dates_expected": want_dates,
-                     "dates_cited": [d for d in want_dates if d in got_dates]})
-    correct = sum(r["correct"] for r in rows)
+    con = queries.connect(db_path)
+    report = queries.compare_verdicts(con, queries.read_gold(gold_path))
+    rows, correct = report["rows"], report["correct"]
     if as_json:
-        _echo_json({"rows": rows, "correct": correct, "total": len(rows)})
+        _echo_json(report)
     else:
         for r in rows:
             mark = "ok  " if r["correct"] else "MISS"
@@ -353,9 +300,9 @@ def evaluate(gold_path: Path, db_path: Path, as_json: bool) -> None:
 # --------------------------------------------------------------------------- scenario
 
 def load_engine(path: Path):
-    """Import the generated engine module from ``path``."""
+    """Import the generated engine module from ``path``; UsageError when there is none."""
     if not Path(path).is_file():
-        _fail(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
+        raise UsageError(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
     spec = importlib.util.spec_from_file_location("rulings_generated_engine", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -366,6 +313,7 @@ def load_engine(path: Path):
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @ENGINE_OPTION
 @JSON_OPTION
+@_exit_codes
 def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     """Answer the scenarios in FILE (one JSON object or a list) with the engine.
 
@@ -412,25 +360,11 @@ def _records_brief(item: dict, shown: int = 3) -> str:
 @click.argument("record_id")
 @DB_OPTION
 @JSON_OPTION
+@_exit_codes
 def show(record_id: str, db_path: Path, as_json: bool) -> None:
     """Print one record with all its provenance: source URL, snapshot hash,
     section, channel, status, dates with official FAQ ids, cards, statements."""
-    con = _connect(db_path)
-    row = con.execute("""SELECT r.*, s.url, s.licence FROM records r JOIN sources s USING (source_id)
-                         WHERE record_id = ?""", [record_id]).fetchone()
-    if row is None:
-        _fail(f"no record {record_id!r}", 2)
-    cols = [d[0] for d in con.description]
-    rec = dict(zip(cols, row))
-    rec["dates"] = [dict(zip(("raw", "date", "valid", "reason", "from_heading", "faq_id", "faq_url"), d))
-                    for d in con.execute("SELECT raw, date, valid, reason, from_heading, faq_id, faq_url "
-                                         "FROM record_dates WHERE record_id = ? ORDER BY ord", [record_id]).fetchall()]
-    rec["cards"] = [dict(zip(("name", "norm_name", "passcode", "name_en", "linked_by", "url"), c))
-                    for c in con.execute("SELECT name, norm_name, passcode, name_en, linked_by, url "
-                                         "FROM card_mentions WHERE record_id = ? ORDER BY ord", [record_id]).fetchall()]
-    rec["statements"] = [dict(zip(("info_kind", "event", "verdict", "condition", "basis", "principle_id"), s))
-                         for s in con.execute("SELECT info_kind, event, verdict, condition, basis, principle_id "
-                                              "FROM statements WHERE record_id = ?", [record_id]).fetchall()]
+    rec = queries.record_provenance(queries.connect(db_path), record_id)
     if as_json:
         _echo_json(rec)
         return
@@ -466,6 +400,7 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
               help="User-Agent header (env RULINGS_USER_AGENT); default names rulings and its version. "
                    "Add a contact address when you run it on a schedule.")
 @JSON_OPTION
+@_exit_codes
 def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine_path: Path, wait: bool,
             rate_limit: float, timeout: float, retries: int, max_page_bytes: int, max_shrink: float,
             user_agent: str | None, as_json: bool) -> None:
@@ -485,9 +420,6 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
     Example (cron, daily at 04:17):
       17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
     """
-    from .fetch import FetchConfig
-    from .refresh import refresh as run_refresh
-
     config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
                          **({"user_agent": user_agent} if user_agent else {}))
 
@@ -496,15 +428,8 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
             click.echo(f"  fetching {source_id}", err=True)
 
     _exit_on_sigterm()
-    try:
-        result = run_refresh(corpus_dir, db_path, engine_path, list(source_ids) or None, config, wait=wait,
-                             progress=progress, max_shrink=max_shrink)
-    except UsageError as exc:
-        _fail(str(exc), 2)
-    except RulingsError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write {exc.filename or db_path}: {exc.strerror or exc}")
+    result = run_refresh(corpus_dir, db_path, engine_path, list(source_ids) or None, config, wait=wait,
+                         progress=progress, max_shrink=max_shrink)
     if as_json:
         _echo_json(result.summary())
     else:
@@ -537,6 +462,7 @@ def _print_refresh(result) -> None:
               help="List what the runs after RUN changed (default: the latest run's changes; 0: all).")
 @DB_OPTION
 @JSON_OPTION
+@_exit_codes
 def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     """List the rulings that refreshes added, changed and retired.
 
@@ -546,10 +472,11 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     retired: gone from its page; kept in the database with retired_run
     See every run with: rulings sql "SELECT * FROM runs ORDER BY run_id"
     """
-    from .refresh import list_changes
-
-    _connect(db_path).close()  # a clear error when there is no database
-    since, rows = list_changes(db_path, since)
+    con = queries.connect(db_path)
+    try:
+        since, rows = queries.list_changes(con, since)
+    finally:
+        con.close()
     if as_json:
         _echo_json({"since": since, "changes": rows})
         return

@@ -19,30 +19,12 @@ rule id with the records that state it.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 
-from .extract import Record, Statement, procedural_rules
-
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
-VERDICT_ORDER = ("kept", "lost", "not_applicable")
-
-
-@lru_cache(maxsize=1)
-def vocabulary() -> dict:
-    """``schema/vocabulary.json``: events, verdicts and information kinds."""
-    return json.loads((SCHEMA_DIR / "vocabulary.json").read_text(encoding="utf-8"))
-
-
-def info_kinds() -> list[str]:
-    return [k["id"] for k in vocabulary()["info_kinds"]]
-
-
-def events() -> list[str]:
-    return [e["id"] for e in vocabulary()["events"]]
+from .errors import CompileError
+from .records import Record, Statement
+from .schema import events, info_kinds, procedural_rules, statement_verdicts
 
 
 @dataclass(frozen=True)
@@ -85,12 +67,13 @@ class ProceduralRule:
     dates: tuple[str, ...]
 
 
-def _valid_dates(record: Record) -> tuple[str, ...]:
-    return tuple(sorted({d.iso for d in record.dates if d.valid and d.iso}))
-
-
 def compile_rules(records: list[Record]) -> list[Rule]:
-    """All (kind, event) pairs of the vocabulary, sorted, each with its verdict."""
+    """All (kind, event) pairs of the vocabulary, sorted, each with its verdict.
+
+    Raises CompileError naming the record for a statement whose kind, event
+    or verdict is not in the vocabulary (a stored database older than the
+    schema, a term list pointing elsewhere)."""
+    _check_statements(records)
     stated: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
     superseded: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
     examples: dict[tuple[str, str, str], list[Record]] = defaultdict(list)  # (principle, kind, event)
@@ -107,10 +90,21 @@ def compile_rules(records: list[Record]) -> list[Rule]:
             for kind in sorted(info_kinds()) for event in sorted(events())]
 
 
+def _check_statements(records: list[Record]) -> None:
+    kinds, evts, verdicts = set(info_kinds()), set(events()), set(statement_verdicts())
+    for r in records:
+        for s in r.statements:
+            for value, known, what in ((s.info_kind, kinds, "info kind"), (s.event, evts, "event"),
+                                       (s.verdict, verdicts, "verdict")):
+                if value not in known:
+                    raise CompileError(f"statement with unknown {what} {value!r} (schema/vocabulary.json)",
+                                       source_id=r.source_id, place=f"record {r.id}")
+
+
 def _effective_date(record: Record, kind: str, event: str, examples: dict) -> str:
-    dates = list(_valid_dates(record))
+    dates = list(record.valid_dates)
     for ex in examples.get((record.id, kind, event), []):
-        dates.extend(_valid_dates(ex))
+        dates.extend(ex.valid_dates)
     return max(dates) if dates else ""
 
 
@@ -119,11 +113,11 @@ def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], 
     rule = Rule(kind, event, "unknown")
     if items:
         for r, s in _decide(rule, items, examples):
-            rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, _valid_dates(r), "stated"))
+            rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, r.valid_dates, "stated"))
             for ex in examples.get((r.id, kind, event), []):
-                rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, _valid_dates(ex), "example"))
+                rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, ex.valid_dates, "example"))
     for r, s in superseded:
-        rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, _valid_dates(r), "stated"))
+        rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, r.valid_dates, "stated"))
     # One citation per record and role, supports first, then by date.
     seen, unique = set(), []
     for c in sorted(rule.citations, key=lambda c: (c.role != "supports", c.dates[-1:] or ("",), c.record_id)):
@@ -146,14 +140,15 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict) -
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
         return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]]
     # The later ruling wins; then the better supported verdict; then a fixed order.
+    order = statement_verdicts()
     ranked = sorted(by_verdict, key=lambda v: (max(d for _, _, d in by_verdict[v]), len(by_verdict[v]),
-                                               -VERDICT_ORDER.index(v)), reverse=True)
+                                               -order.index(v)), reverse=True)
     rule.verdict = ranked[0]
     for v in ranked[1:]:
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),
                                "latest_date": max(d for _, _, d in by_verdict[v]) or None})
         for r, s, _ in by_verdict[v]:
-            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, _valid_dates(r), "stated"))
+            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.valid_dates, "stated"))
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
     lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
     if lost_dates and win_date and win_date > max(lost_dates):
@@ -173,6 +168,6 @@ def compile_procedural(records: list[Record]) -> list[ProceduralRule]:
     out = []
     for rule_id in sorted(found):
         recs = sorted(found[rule_id], key=lambda r: r.id)
-        dates = tuple(sorted({d for r in recs for d in _valid_dates(r)}))
+        dates = tuple(sorted({d for r in recs for d in r.valid_dates}))
         out.append(ProceduralRule(rule_id, rules[rule_id]["summary"], tuple(r.id for r in recs), dates))
     return out

@@ -25,12 +25,14 @@ import hashlib
 import os
 import re
 import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CorpusError, NormalizeError
+from .paths import PROJECT_ROOT
 
-BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+BUNDLED_CORPUS = PROJECT_ROOT / "corpus"
 MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
@@ -168,3 +170,34 @@ def _too_large(source: Source, size: int, max_bytes: int) -> NormalizeError:
 def content_hash(data: bytes) -> str:
     """SHA-256 hex digest of a snapshot's bytes."""
     return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------- the snapshot store
+
+SNAPSHOT_DIR = "snapshots"
+EXTENSIONS = {"html": "html", "text": "txt", "markdown": "md"}
+
+
+def snapshot_path(corpus_dir: Path, source: Source, digest: str) -> Path:
+    """``<corpus>/snapshots/<source_id>/<sha256>.<ext>`` (ids are checked by the manifest loader)."""
+    return Path(corpus_dir).resolve() / SNAPSHOT_DIR / source.id / f"{digest}.{EXTENSIONS[source.format]}"
+
+
+def store_snapshot(corpus_dir: Path, source: Source, data: bytes) -> tuple[str, Path]:
+    """Write a fetched page to the snapshot store (atomically, once per
+    content); returns (sha256, path). A refresh keeps every version it
+    fetched; the database says which one is in force."""
+    digest = content_hash(data)
+    path = snapshot_path(corpus_dir, source, digest)
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    return digest, path

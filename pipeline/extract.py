@@ -28,27 +28,23 @@ statements of the principle they illustrate rather than stating their own.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-import spacy
-from spacy.language import Language
-from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc
-from spacy.util import filter_spans
-
-from .dates import RulingDate, find_dates, heading_date
+from .chinese import canonical_text, to_simplified
+from .dates import find_dates, heading_date
 from .errors import ExtractError
-from .normalize import Line, Page, canonical_text, to_simplified
+from .normalize import Line, Page
+from .records import CardMention, Record, Statement
+from .schema import channel_labels, markers, procedural_rules, retention_terms
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipeline_for)
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
-LABEL_LINE = re.compile(r"^\s*(例|示例|Example|Examples|EG|E\.g\.)\s*[：:]\s*$", re.I)
-EXAMPLE_PREFIX = re.compile(r"^\s*(例|Example|EG)\s*[：:]\s*(?=\S)", re.I)
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
@@ -56,85 +52,31 @@ ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 
-# --------------------------------------------------------------------------- data types
+# --------------------------------------------------------------------------- markers (schema/markers.json)
 
-@dataclass(frozen=True)
-class CardMention:
-    """A card named in 「」 (characters ``start:end`` of the record's text)."""
-
-    name: str
-    start: int
-    end: int
-    url: str | None
-    norm_name: str = ""  # the name in Simplified script (no term mapping)
-
-
-@dataclass(frozen=True)
-class Statement:
-    """``info_kind`` x ``event`` -> ``verdict``; ``basis`` is ``stated`` (the record
-    says it) or ``example`` (the record illustrates the statement of
-    ``principle_id``)."""
-
-    info_kind: str
-    event: str
-    verdict: str
-    condition: str = ""
-    basis: str = "stated"
-    principle_id: str = ""
-
-
-@dataclass
-class Record:
-    """One ruling record; ``seq`` is its position in the page."""
-
-    id: str
-    source_id: str
-    seq: int
-    block: int
-    section: tuple[str, ...]
-    role: str  # principle | example
-    channel: str
-    status: str  # current | superseded | pending
-    text: str
-    norm: str
-    dates: list[RulingDate] = field(default_factory=list)
-    date_from_heading: bool = False
-    faq: list[tuple[str, str, str]] = field(default_factory=list)  # (date raw, fid, url)
-    cards: list[CardMention] = field(default_factory=list)
-    statements: list[Statement] = field(default_factory=list)
-    procedural: list[str] = field(default_factory=list)
-    links: list[tuple[int, int, str]] = field(default_factory=list)
-    # The section path in canonical text: what topics match and ids are made of,
-    # so a Traditional page states what its Simplified twin states.
-    norm_section: tuple[str, ...] = ()
-
-
-# --------------------------------------------------------------------------- term data
-
-@lru_cache(maxsize=1)
-def retention_terms() -> dict:
-    """``schema/retention_terms.json``, read once."""
-    return json.loads((SCHEMA_DIR / "retention_terms.json").read_text(encoding="utf-8"))
+def _alternatives(words: list[str]) -> str:
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
 @lru_cache(maxsize=1)
-def channel_labels() -> dict[str, str]:
-    """``schema/channels.tsv``: the yearly logs' block labels (``邮件：``) -> channel id."""
-    rows = (SCHEMA_DIR / "channels.tsv").read_text(encoding="utf-8").splitlines()[1:]
-    return {label.lower(): channel for label, channel, *_ in (r.split("\t") for r in rows if r.strip())}
+def label_line() -> re.Pattern:
+    """A line that is only an example label (``例：``)."""
+    return re.compile(rf"^\s*({_alternatives(markers()['example_labels'])})\s*[：:]\s*$", re.I)
+
+
+@lru_cache(maxsize=1)
+def example_prefix() -> re.Pattern:
+    """An example label opening a line (``例：「月之书」…``)."""
+    return re.compile(rf"^\s*({_alternatives(markers()['example_prefixes'])})\s*[：:]\s*(?=\S)", re.I)
 
 
 @lru_cache(maxsize=1)
 def _channel_line() -> re.Pattern:
-    labels = sorted(channel_labels(), key=len, reverse=True)
-    return re.compile(r"^\s*(" + "|".join(map(re.escape, labels)) + r")\s*[：:]\s*$", re.I)
+    return re.compile(rf"^\s*({_alternatives(list(channel_labels()))})\s*[：:]\s*$", re.I)
 
 
-@lru_cache(maxsize=1)
-def procedural_rules() -> dict:
-    """``schema/procedural_rules.json`` as ``{rule_id: rule}``."""
-    data = json.loads((SCHEMA_DIR / "procedural_rules.json").read_text(encoding="utf-8"))
-    return {r["id"]: r for r in data["rules"]}
+def _pending(sentence: str) -> bool:
+    return any(marker in sentence for marker in markers()["pending_markers"])
 
 
 def _retention_patterns() -> list[dict]:
@@ -156,8 +98,12 @@ def _retention_patterns() -> list[dict]:
 
 # --------------------------------------------------------------------------- spaCy components
 
-@Language.factory("rulings_procedural")
 def _procedural_factory(nlp: Language, name: str):
+    """``rulings_procedural``: a PhraseMatcher over the phrase sets of
+    ``schema/procedural_rules.json``; ``doc.user_data["procedural"]`` gets
+    the ids of the rules all of whose phrases of one set the doc holds."""
+    from spacy.matcher import PhraseMatcher
+
     matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
     for rule_id, rule in procedural_rules().items():
         for i, phrases in enumerate(rule["phrase_sets"]):
@@ -180,7 +126,16 @@ def _procedural_factory(nlp: Language, name: str):
 
 @lru_cache(maxsize=None)
 def pipeline_for(language: str) -> Language:
-    """The blank spaCy pipeline for ``zh`` (character tokens) or ``en``."""
+    """The blank spaCy pipeline for ``zh`` (character tokens) or ``en``.
+
+    spaCy is imported here, not at the top of the module: it takes about
+    1.5 s, and the commands that never extract (``ask``, ``sql``, a refresh
+    that finds nothing changed) must not pay for it."""
+    import spacy
+    from spacy.language import Language
+
+    if not Language.has_factory("rulings_procedural"):
+        Language.factory("rulings_procedural", func=_procedural_factory)
     if language == "zh":
         nlp = spacy.blank("zh")
         ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
@@ -274,7 +229,7 @@ def segment(page: Page) -> list[Record]:
         norm_section = tuple(canonical_text(h, page.language, page.script, page.region) for h in block.section)
         for line in _merge_continued(block.lines):
             text = line.text
-            if LABEL_LINE.match(text):
+            if label_line().match(text):
                 example_mode = True
                 continue
             m = _channel_line().match(text)
@@ -282,7 +237,7 @@ def segment(page: Page) -> list[Record]:
                 channel = channel_labels()[m.group(1).lower()]
                 example_mode = False
                 continue
-            prefix = EXAMPLE_PREFIX.match(text)
+            prefix = example_prefix().match(text)
             # An "example" line that names no card states a principle.
             line_is_example = (example_mode or bool(prefix)) and (page.language != "zh" or "「" in text)
             for a, b in split_sentences(text, page.language):
@@ -295,7 +250,7 @@ def segment(page: Page) -> list[Record]:
                 b = a + len(sentence)
                 role = "example" if line_is_example else "principle"
                 status = "superseded" if _struck_share(line, a, b) > 0.5 else "current"
-                if status == "current" and ("调整中" in sentence or channel.startswith("under_review")):
+                if status == "current" and (_pending(sentence) or channel.startswith("under_review")):
                     status = "pending"
                 norm = canonical_text(sentence, page.language, page.script, page.region)
                 key = (norm_section, norm)
@@ -419,6 +374,8 @@ def _inside(ranges: list[tuple[int, int]], a: int, b: int, strict: bool = True) 
 def _terms(doc: Doc, text: str) -> list[_Term]:
     """Matched terms, longest-then-leftmost, minus those inside quotes;
     ``text`` is the doc's text (``doc.text`` joins its tokens anew each time)."""
+    from spacy.util import filter_spans  # spaCy is loaded: a doc exists
+
     card_ranges = _quote_ranges(text, "「", "」")
     quoted = _quote_ranges(text, "『", "』")
     terms = []
@@ -434,14 +391,16 @@ def _terms(doc: Doc, text: str) -> list[_Term]:
 
 
 def _clause_bounds(text: str) -> list[tuple[int, int]]:
-    """Clauses split at ，；：,; and （） outside 「」『』 quotes."""
+    """Clauses split at the delimiters of ``schema/markers.json`` (，；：,; （） 。)
+    outside 「」『』 quotes."""
+    delimiters = markers()["clause_delimiters"]
     bounds, start, depth = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "「『":
             depth += 1
         elif ch in "」』":
             depth = max(0, depth - 1)
-        elif depth == 0 and ch in "，；：,;（）()。":
+        elif depth == 0 and ch in delimiters:
             bounds.append((start, i))
             start = i + 1
     bounds.append((start, len(text)))

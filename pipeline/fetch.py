@@ -47,8 +47,9 @@ import tenacity
 from . import __version__
 from .corpus import DEFAULT_MAX_PAGE_BYTES, Source
 from .errors import FetchError
+from .records import utc_now
+from .schema import mediawiki_sites
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 DEFAULT_USER_AGENT = (f"rulings/{__version__} (Yu-Gi-Oh! OCG rulings corpus pipeline; scheduled refresh; "
                       f"python-httpx/{httpx.__version__})")
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -60,8 +61,7 @@ RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProt
 def default_mediawiki_apis() -> dict[str, str]:
     """``schema/mediawiki_sites.json``: host (``*.`` wildcards allowed) -> API URL
     (``{host}`` is replaced by the page's host)."""
-    data = json.loads((SCHEMA_DIR / "mediawiki_sites.json").read_text(encoding="utf-8"))
-    return {k: v for k, v in data.items() if not k.startswith("_")}
+    return dict(mediawiki_sites())
 
 
 @dataclass(frozen=True)
@@ -107,11 +107,6 @@ class _RetryableStatus(Exception):
         self.status = status
         self.retry_after = retry_after
         super().__init__(f"HTTP {status}")
-
-
-def utc_now() -> str:
-    """UTC now, ISO 8601 to the second (as ``pipeline.load.now_iso``, which imports spaCy)."""
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -22,33 +22,55 @@ import tempfile
 from pathlib import Path
 
 from . import __version__
-from .compile import ProceduralRule, Rule, events, info_kinds
+from .compile import ProceduralRule, Rule
 from .errors import GenerateError
-from .extract import Record
+from .paths import PROJECT_ROOT
+from .records import Record
+from .schema import events, info_kinds, procedural_rules, vocabulary
 
-RUNTIME = Path(__file__).resolve().parent.parent / "engine" / "runtime.py"
+RUNTIME = PROJECT_ROOT / "engine" / "runtime.py"
 MARKER = "# ==== RUNTIME ====\n"
+
+
+def vocabulary_tables() -> dict:
+    """The vocabulary the engine's runtime uses, from ``schema/vocabulary.json``
+    and ``schema/procedural_rules.json``: kinds, events, the scenario tables
+    (kinds each scenario event gives, take_control modes, this-turn kinds)
+    and every procedural rule id (stated by the corpus or not)."""
+    scenario = vocabulary()["scenario"]
+    return {
+        "INFO_KINDS": tuple(sorted(info_kinds())),
+        "EVENTS": tuple(sorted(events())),
+        "SUMMON_KINDS": {m: tuple(k) for m, k in sorted(scenario["summon_methods"].items())},
+        "GAINS": {do: tuple(k) for do, k in sorted(scenario["gains"].items())},
+        "CONTROL_KINDS": dict(sorted(scenario["take_control_modes"].items())),
+        "THIS_TURN_KINDS": tuple(sorted(scenario["this_turn_kinds"])),
+        "RETENTION_EVENTS": dict(sorted(scenario["retention_events"].items())),
+        "PROCEDURAL_IDS": tuple(sorted(procedural_rules())),
+    }
 
 
 def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: list[Record],
                   sources: dict[str, tuple[str, str]]) -> dict:
-    """The data the engine embeds, as plain sorted structures."""
+    """The data the engine embeds, as plain sorted structures: the
+    :func:`vocabulary_tables`, ``RULES`` (one row per kind and event),
+    ``CITATIONS`` (record id -> source, dates, section, text), ``SOURCES``
+    (source id -> URL, licence) and ``PROCEDURAL`` (rule id -> summary,
+    record ids, dates)."""
     cited = {c.record_id for r in rules for c in r.citations if c.role == "supports"}
     cited |= {rid for p in procedural for rid in p.record_ids}
     by_id = {r.id: r for r in records}
     citations = {}
     for rid in sorted(cited):
         rec = by_id[rid]
-        dates = tuple(sorted({d.iso for d in rec.dates if d.valid and d.iso}))
-        citations[rid] = (rec.source_id, dates, " / ".join(rec.section), rec.text)
+        citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), rec.text)
     rule_rows = tuple(
         (r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
          tuple(r.record_ids), tuple(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in r.conflicts))
         for r in sorted(rules, key=lambda r: (r.info_kind, r.event)))
     used_sources = sorted({c[0] for c in citations.values()})
     return {
-        "INFO_KINDS": tuple(sorted(info_kinds())),
-        "EVENTS": tuple(sorted(events())),
+        **vocabulary_tables(),
         "RULES": rule_rows,
         "CITATIONS": citations,
         "SOURCES": {sid: sources.get(sid, ("", "")) for sid in used_sources},
@@ -57,6 +79,7 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
 
 
 def rules_hash(tables: dict) -> str:
+    """SHA-256 (hex) of the sorted JSON of ``tables``: the engine's stamp."""
     payload = json.dumps(tables, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

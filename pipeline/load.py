@@ -1,6 +1,9 @@
-"""Stage 3, load: records, rules and provenance -> a DuckDB database.
+"""The load stage: every write to the DuckDB database, for a build and a refresh.
 
-The schema is ``schema/ddl.sql``. A build writes a new database file next to
+The schema is ``schema/ddl.sql``; :func:`columns` reads each table's columns
+from it, and one row builder per table (:func:`record_rows`,
+:func:`rule_rows`, :func:`source_rows`, :func:`snapshot_row`) fills them, checked
+against the DDL (:func:`check_row`). A build writes a new database file next to
 the target (:class:`DatabaseWriter`) and renames it over the target only when
 every table is loaded, so a build killed at any point leaves the previous
 database intact. Rows are loaded in bulk, never row by row: they are written
@@ -8,16 +11,17 @@ as newline-delimited JSON (in the build's worker processes, one file per page
 and table) and read with DuckDB's ``read_json`` in one ``INSERT ... SELECT``
 per batch of pages. Batches are committed to the temporary file as they come
 (an open transaction holds its rows in memory); the rename is what makes a
-build all or nothing.
+build all or nothing. A refresh writes in place, in one transaction
+(:func:`write_refresh`).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -25,46 +29,43 @@ import duckdb
 import orjson
 
 from .cards import card_index
+from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Rule
 from .corpus import Source
+from .dates import RulingDate
 from .errors import LoadError
-from .extract import Record
-from .normalize import name_key, to_simplified
+from .records import CardMention, Record, Statement
+from .schema import ddl
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
-# Column types for read_json, in table order (must match schema/ddl.sql).
-COLUMNS: dict[str, dict[str, str]] = {
-    "sources": {"source_id": "VARCHAR", "url": "VARCHAR", "language": "VARCHAR", "script": "VARCHAR",
-                "region": "VARCHAR", "format": "VARCHAR", "licence": "VARCHAR", "path": "VARCHAR",
-                "fetchable": "BOOLEAN", "notes": "VARCHAR"},
-    "runs": {"run_id": "INTEGER", "kind": "VARCHAR", "started_at": "TIMESTAMP", "ended_at": "TIMESTAMP",
-             "tried": "INTEGER", "unchanged": "INTEGER", "changed": "INTEGER", "failed": "INTEGER",
-             "details": "VARCHAR"},
-    "snapshots": {"source_id": "VARCHAR", "content_hash": "VARCHAR", "bytes": "BIGINT", "fetched_at": "TIMESTAMP",
-                  "http_status": "INTEGER", "etag": "VARCHAR", "last_modified": "VARCHAR", "run_id": "INTEGER",
-                  "in_force": "BOOLEAN"},
-    "records": {"record_id": "VARCHAR", "source_id": "VARCHAR", "seq": "INTEGER", "block": "INTEGER",
-                "section_path": "VARCHAR", "role": "VARCHAR", "channel": "VARCHAR", "status": "VARCHAR",
-                "text": "VARCHAR", "norm_text": "VARCHAR", "snapshot_hash": "VARCHAR",
-                "first_seen_run": "INTEGER", "retired_run": "INTEGER"},
-    "record_changes": {"run_id": "INTEGER", "record_id": "VARCHAR", "source_id": "VARCHAR", "change": "VARCHAR"},
-    "record_dates": {"record_id": "VARCHAR", "ord": "INTEGER", "raw": "VARCHAR", "date": "DATE",
-                     "valid": "BOOLEAN", "reason": "VARCHAR", "from_heading": "BOOLEAN", "faq_id": "VARCHAR",
-                     "faq_url": "VARCHAR"},
-    "card_mentions": {"record_id": "VARCHAR", "ord": "INTEGER", "name": "VARCHAR", "norm_name": "VARCHAR",
-                      "match_key": "VARCHAR", "url": "VARCHAR", "passcode": "INTEGER", "name_en": "VARCHAR",
-                      "linked_by": "VARCHAR"},
-    "statements": {"record_id": "VARCHAR", "info_kind": "VARCHAR", "event": "VARCHAR", "verdict": "VARCHAR",
-                   "condition": "VARCHAR", "basis": "VARCHAR", "principle_id": "VARCHAR"},
-    "rules": {"info_kind": "VARCHAR", "event": "VARCHAR", "verdict": "VARCHAR", "condition": "VARCHAR",
-              "latest_date": "DATE", "changed_on": "DATE", "record_ids": "VARCHAR[]", "dates": "DATE[]",
-              "conflicts": "VARCHAR"},
-    "rule_citations": {"info_kind": "VARCHAR", "event": "VARCHAR", "record_id": "VARCHAR", "role": "VARCHAR",
-                       "verdict": "VARCHAR", "date": "DATE", "source_id": "VARCHAR"},
-    "procedural_rules": {"rule_id": "VARCHAR", "summary": "VARCHAR", "record_ids": "VARCHAR[]"},
-    "build_info": {"key": "VARCHAR", "value": "VARCHAR"},
-}
+@lru_cache(maxsize=1)
+def columns() -> dict[str, dict[str, str]]:
+    """Each table of ``schema/ddl.sql`` -> its columns and types in table
+    order (``read_json`` reads rows by them), from the DDL itself run on an
+    in-memory database: a column added to the DDL is a column here."""
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(ddl())
+        rows = con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                           "ORDER BY table_name, ordinal_position").fetchall()
+    finally:
+        con.close()
+    out: dict[str, dict[str, str]] = {}
+    for table, column, data_type in rows:
+        out.setdefault(table, {})[column] = data_type
+    return out
+
+
+def check_row(table: str, row: dict) -> None:
+    """Raise LoadError when a row builder's ``row`` has not exactly the
+    columns of ``table`` in ``schema/ddl.sql`` (a column added to the DDL
+    must be filled by its row builder, or it would load as NULL unnoticed)."""
+    expected = columns()[table]
+    if row.keys() != expected.keys():
+        missing = [c for c in expected if c not in row]
+        extra = [c for c in row if c not in expected]
+        raise LoadError(f"rows of table {table} do not match schema/ddl.sql: missing {missing}, unknown {extra}",
+                        place="pipeline/load.py")
 
 
 @dataclass
@@ -135,23 +136,28 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
                 "condition": st.condition, "basis": st.basis, "principle_id": st.principle_id or None})
+    for table, table_rows in rows.items():
+        if table_rows:
+            check_row(table, table_rows[0])
     return rows
 
 
-def _rows(data: BuildData) -> dict[str, list[dict]]:
-    run_id = data.run["run_id"]
-    rows: dict[str, list[dict]] = {name: [] for name in COLUMNS}
-    rows["sources"] = [{"source_id": s.id, "url": s.url, "language": s.language, "script": s.script,
-                        "region": s.region, "format": s.format, "licence": s.licence, "path": s.path,
-                        "fetchable": s.fetch, "notes": s.notes} for s in data.sources]
-    rows["runs"] = [data.run]
-    rows["snapshots"] = [{"source_id": s.source_id, "content_hash": s.content_hash, "bytes": s.size,
-                          "fetched_at": s.fetched_at, "http_status": s.http_status, "etag": s.etag,
-                          "last_modified": s.last_modified, "run_id": run_id, "in_force": True}
-                         for s in data.snapshots]
-    rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
-                            {s.id: s for s in data.sources}))
-    for rule in data.rules:
+def source_rows(sources: list[Source]) -> list[dict]:
+    return [{"source_id": s.id, "url": s.url, "language": s.language, "script": s.script, "region": s.region,
+             "format": s.format, "licence": s.licence, "path": s.path, "fetchable": s.fetch, "notes": s.notes}
+            for s in sources]
+
+
+def snapshot_row(s: SnapshotInfo, run_id: int, in_force: bool = True) -> dict:
+    return {"source_id": s.source_id, "content_hash": s.content_hash, "bytes": s.size, "fetched_at": s.fetched_at,
+            "http_status": s.http_status, "etag": s.etag, "last_modified": s.last_modified, "run_id": run_id,
+            "in_force": in_force}
+
+
+def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, list[dict]]:
+    """Rows of ``rules``, ``rule_citations`` and ``procedural_rules``."""
+    rows: dict[str, list[dict]] = {"rules": [], "rule_citations": []}
+    for rule in rules:
         rows["rules"].append({
             "info_kind": rule.info_kind, "event": rule.event, "verdict": rule.verdict, "condition": rule.condition,
             "latest_date": rule.latest_date, "changed_on": rule.changed_on, "record_ids": rule.record_ids,
@@ -161,15 +167,27 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
                 "info_kind": rule.info_kind, "event": rule.event, "record_id": c.record_id, "role": c.role,
                 "verdict": c.verdict, "date": c.dates[-1] if c.dates else None, "source_id": c.source_id})
     rows["procedural_rules"] = [{"rule_id": p.rule_id, "summary": p.summary, "record_ids": list(p.record_ids)}
-                                for p in data.procedural]
-    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
+                                for p in procedural]
     return rows
 
 
-def table_rows(data: BuildData) -> dict[str, list[dict]]:
-    """The rows ``data`` gives each table, keyed by table name (columns of
-    :data:`COLUMNS`); used by a refresh to write only what changed."""
-    return _rows(data)
+def _rows(data: BuildData) -> dict[str, list[dict]]:
+    """Every table's rows for a build (record rows included when
+    ``data.records`` holds any); each table's first row is checked against
+    the DDL."""
+    run_id = data.run["run_id"]
+    rows: dict[str, list[dict]] = {name: [] for name in columns()}
+    rows["sources"] = source_rows(data.sources)
+    rows["runs"] = [data.run]
+    rows["snapshots"] = [snapshot_row(s, run_id) for s in data.snapshots]
+    rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
+                            {s.id: s for s in data.sources}))
+    rows.update(rule_rows(data.rules, data.procedural))
+    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
+    for table, table_rows in rows.items():
+        if table_rows:
+            check_row(table, table_rows[0])
+    return rows
 
 
 def ndjson(rows: list[dict]) -> bytes:
@@ -181,7 +199,8 @@ def ndjson(rows: list[dict]) -> bytes:
 # --------------------------------------------------------------------------- writing
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute((SCHEMA_DIR / "ddl.sql").read_text(encoding="utf-8"))
+    """Create the tables of ``schema/ddl.sql`` that ``con`` lacks."""
+    con.execute(ddl())
 
 
 def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], workdir: Path,
@@ -196,9 +215,9 @@ def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], wo
         paths.append(str(path))
     if not paths:
         return
-    columns = COLUMNS[table]
-    spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
-    names = ", ".join(columns)
+    types = columns()[table]
+    spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in types.items()) + "}"
+    names = ", ".join(types)
     con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM read_json(?, format='newline_delimited', "
                 f"columns={spec}, maximum_object_size={MAX_ROW_BYTES})", [paths])
 
@@ -258,7 +277,7 @@ class DatabaseWriter:
     def commit(self, data: BuildData) -> None:
         """Insert ``data``, commit and rename the file over ``db_path``."""
         rows = _rows(data)
-        for table in COLUMNS:
+        for table in columns():
             self._insert(table, rows[table], [])
         self.con.execute("COMMIT")
         self.con.execute("CHECKPOINT")
@@ -278,34 +297,178 @@ class DatabaseWriter:
                 leftover.unlink()
 
 
-def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")
+# --------------------------------------------------------------------------- a refresh, in place
+
+@dataclass
+class PageUpdate:
+    """A page a refresh found changed and processed cleanly: its new
+    snapshot, its records, and the record ids added, changed and retired
+    against the stored ones."""
+
+    source: Source
+    snapshot: SnapshotInfo
+    records: list[Record]
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RefreshData:
+    """Everything one refresh writes: its ``runs`` row, the changed pages,
+    the snapshots stored but refused (``refused``: not in force), the
+    unchanged snapshots whose ETag / Last-Modified changed (``validators``),
+    and the recompiled rules (``rules`` None: the rules stay)."""
+
+    run: dict
+    updates: list[PageUpdate] = field(default_factory=list)
+    refused: list[SnapshotInfo] = field(default_factory=list)
+    validators: list[SnapshotInfo] = field(default_factory=list)
+    rules: list[Rule] | None = None
+    procedural: list[ProceduralRule] = field(default_factory=list)
+    info: dict[str, str] = field(default_factory=dict)
+
+
+def write_refresh(db_path: Path, data: RefreshData) -> None:
+    """Write ``data`` into the database in place, in ONE transaction: a
+    refresh killed half-way leaves the database as the last completed run
+    left it. Changed pages get their snapshot in force, their source row and
+    their records (ids kept; ``first_seen_run`` kept for records seen
+    before; vanished ones retired, never deleted) and the change log.
+
+    Raises LoadError (the database unchanged) when DuckDB refuses."""
+    try:
+        con = duckdb.connect(str(db_path))
+    except duckdb.Error as exc:
+        raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
+                        place=str(db_path)) from None
+    run_id = data.run["run_id"]
+    try:
+        con.execute("BEGIN TRANSACTION")
+        create_schema(con)  # tables added since the database was built
+        with tempfile.TemporaryDirectory(prefix="rulings-refresh-") as workdir:
+            _write_refresh(con, data, Path(workdir))
+        con.execute("COMMIT")
+    except BaseException as exc:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        if isinstance(exc, duckdb.Error):
+            raise LoadError(f"refresh run {run_id} not stored, the database is unchanged: {exc}",
+                            place=str(db_path)) from exc
+        raise
+    finally:
+        con.close()
+
+
+def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: Path) -> None:
+    run_id = data.run["run_id"]
+    for s in data.validators:
+        # fetched_at and http_status stay those of the first fetch of this content
+        con.execute("UPDATE snapshots SET etag = ?, last_modified = ?, fetched_at = coalesce(fetched_at, ?), "
+                    "http_status = coalesce(http_status, ?) WHERE source_id = ? AND content_hash = ?",
+                    [s.etag, s.last_modified, s.fetched_at, s.http_status, s.source_id, s.content_hash])
+    source_ids = [u.source.id for u in data.updates]
+    con.execute("UPDATE snapshots SET in_force = false WHERE source_id IN (SELECT unnest(?))", [source_ids])
+    snapshots = [(s, False) for s in data.refused] + [(u.snapshot, True) for u in data.updates]
+    if snapshots:  # the same content fetched again replaces its row
+        con.executemany("DELETE FROM snapshots WHERE source_id = ? AND content_hash = ?",
+                        [[s.source_id, s.content_hash] for s, _ in snapshots])
+    rows = {"runs": [data.run], "snapshots": [snapshot_row(s, run_id, in_force) for s, in_force in snapshots]}
+    if data.updates:
+        rows.update(_page_update_rows(con, data.updates, run_id))
+    if data.rules is not None:
+        for table in ("rules", "rule_citations", "procedural_rules"):
+            con.execute(f"DELETE FROM {table}")
+        rows.update(rule_rows(data.rules, data.procedural))
+        con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)", sorted(data.info.items()))
+    for table, table_rows in rows.items():
+        if table_rows:
+            check_row(table, table_rows[0])
+            bulk_insert(con, table, table_rows, workdir)
+
+
+def _page_update_rows(con: duckdb.DuckDBPyConnection, updates: list[PageUpdate], run_id: int) -> dict[str, list]:
+    """Rows of the changed pages; deletes the rows they replace and retires
+    the records gone from their page."""
+    source_ids = [u.source.id for u in updates]
+    rows = record_rows([r for u in updates for r in u.records], {u.source.id: u.snapshot.content_hash for u in updates},
+                       run_id, {u.source.id: u.source for u in updates})
+    ids = [row["record_id"] for row in rows["records"]]
+    first_seen = dict(con.execute("SELECT record_id, first_seen_run FROM records WHERE retired_run IS NULL AND "
+                                  "record_id IN (SELECT unnest(?))", [ids]).fetchall())
+    for row in rows["records"]:
+        row["first_seen_run"] = first_seen.get(row["record_id"], run_id)
+    con.execute("DELETE FROM sources WHERE source_id IN (SELECT unnest(?))", [source_ids])
+    for table in RECORD_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE record_id IN (SELECT unnest(?))", [ids])
+    retired = [rid for u in updates for rid in u.retired]
+    con.execute("UPDATE records SET retired_run = ? WHERE record_id IN (SELECT unnest(?))", [run_id, retired])
+    rows["sources"] = source_rows([u.source for u in updates])
+    rows["record_changes"] = [{"run_id": run_id, "record_id": rid, "source_id": u.source.id, "change": change}
+                              for u in updates for change in ("added", "changed", "retired")
+                              for rid in getattr(u, change)]
+    return rows
 
 
 # --------------------------------------------------------------------------- reading back
+
+@dataclass
+class StoredState:
+    """What a database holds before a refresh: the snapshot in force per
+    source, the last run id, the rules hash, and each source's (URL, licence)."""
+
+    snapshots: dict[str, SnapshotInfo]
+    last_run: int
+    rules_hash: str | None
+    source_info: dict[str, tuple[str, str]]
+
+
+def read_state(db_path: Path) -> StoredState:
+    """The :class:`StoredState` of ``db_path``; LoadError when it cannot be
+    opened or is not a rulings database."""
+    try:
+        con = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error as exc:
+        raise LoadError(f"cannot open the database: {exc}", place=str(db_path)) from None
+    try:
+        snapshots = _snapshot_infos(con)
+        last_run = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
+        row = con.execute("SELECT value FROM build_info WHERE key = 'rules_hash'").fetchone()
+        info = {sid: (url or "", licence or "") for sid, url, licence in
+                con.execute("SELECT source_id, url, licence FROM sources").fetchall()}
+    except duckdb.Error as exc:
+        raise LoadError(f"not a rulings database ({exc}); run `rulings build` first", place=str(db_path)) from None
+    finally:
+        con.close()
+    return StoredState(snapshots, last_run, row[0] if row else None, info)
+
+
+def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
+    rows = con.execute("SELECT source_id, content_hash, bytes, fetched_at, http_status, etag, last_modified "
+                       "FROM snapshots WHERE in_force").fetchall()
+    return {r[0]: SnapshotInfo(r[0], r[1], r[2], str(r[3]) if r[3] else None, r[4], r[5], r[6]) for r in rows}
+
+
 
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:
     """The snapshot in force for each source in an earlier database."""
     con = duckdb.connect(str(db_path), read_only=True)
     try:
-        rows = con.execute("SELECT source_id, content_hash, bytes, fetched_at, http_status, etag, last_modified "
-                           "FROM snapshots WHERE in_force").fetchall()
+        return _snapshot_infos(con)
     finally:
         con.close()
-    return {r[0]: SnapshotInfo(r[0], r[1], r[2], str(r[3]) if r[3] else None, r[4], r[5], r[6]) for r in rows}
 
 
 def read_records(db_path: Path, source_ids: list[str] | None = None, include_retired: bool = False) -> list[Record]:
     """Records stored by an earlier run, with their dates, cards and statements,
-    as :class:`~pipeline.extract.Record` objects (text offsets of dates and cards
+    as :class:`~pipeline.records.Record` objects (text offsets of dates and cards
     are not stored: ``start`` is 0, or -1 for a yearly log's heading date).
 
     Used to keep a page's earlier records when the page fails now, and to
     recompile rules from unchanged pages without re-extracting them.
     """
-    from .dates import RulingDate
-    from .extract import CardMention, Statement
-
     con = duckdb.connect(str(db_path), read_only=True)
     try:
         where, params = [], []

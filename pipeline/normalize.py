@@ -8,7 +8,7 @@
   Only the content element is kept
   (Sphinx ``article[role=main]``, MediaWiki ``.mw-parser-output``, ``main`` ...);
   site chrome (navigation, sidebars, footers, "edit" and heading anchor links,
-  scripts) is dropped. Headings become the block's ``section`` path; an
+  scripts; the rules are data in ``schema/markers.json``) is dropped. Headings become the block's ``section`` path; an
   admonition title (``备注``, ``注意``) is a sub-heading of its contents.
 * Struck-through text (``<del>``, ``<s>``, ``<strike>``, ``span.strike``) is kept
   and its character ranges are marked in :attr:`Line.struck`.
@@ -18,9 +18,9 @@
   same blocks: blank lines, bullets and headings separate blocks.
 
 Chinese text is converted to one canonical script and vocabulary by
-:func:`canonical_text` (OpenCC, then the regional terms of
-``schema/regional_terms.tsv``; see :mod:`pipeline.chinese`); the original
-text is always kept beside it. The script and region a Chinese page is
+:func:`pipeline.chinese.canonical_text` (OpenCC, then the regional terms of
+``schema/regional_terms.tsv``) in extract; the original text is always kept
+beside it. The script and region a Chinese page is
 really written in are settled by :func:`settle_script`.
 
 Errors: :class:`~pipeline.errors.NormalizeError` naming the source and place
@@ -38,37 +38,20 @@ import codecs
 import re
 import warnings as _warnings
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import lru_cache
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
 from lxml import etree
 
-from .chinese import (LangTag, canonical_text, map_regional_terms, match_key, name_key,  # noqa: F401
-                      opencc_config, parse_lang_tag, regional_terms, resolve_script_region, to_simplified)
+from .chinese import LangTag, parse_lang_tag, resolve_script_region
 from .corpus import Source
 from .encoding import decode_bytes
 from .dates import find_dates
 from .errors import NormalizeError
+from .schema import markers
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
-
-CONTENT_SELECTORS = (
-    "article[role=main]",
-    "div.mw-parser-output",
-    "main",
-    "div#content",
-    "div#bodyContent",
-    "article",
-    "div.document",
-)
-CHROME_TAGS = {"nav", "aside", "footer", "header", "script", "style", "noscript", "form",
-               "button", "svg", "label", "input", "select", "template", "iframe"}
-CHROME_CLASSES = {"headerlink", "mw-editsection", "toc", "navbox", "sidebar", "related-pages",
-                  "back-to-top", "noprint", "mw-jump-link", "catlinks", "printfooter",
-                  "page-info", "theme-toggle-container", "content-icon-container", "edit-link"}
 STRIKE_TAGS = {"del", "s", "strike"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-SUBHEADINGS = {"备注", "注意", "補足", "注意事項", "Note", "Notes"}
 BLOCK_TAGS = {"p", "dd", "dt", "pre", "blockquote", "caption", "figcaption"}
 
 
@@ -156,7 +139,7 @@ HEAD_LIMIT = 65536
 
 
 def _css_to_xpath(selector: str) -> str:
-    """The XPath of the simple selectors of CONTENT_SELECTORS: ``tag``,
+    """The XPath of the simple selectors of ``content_selectors``: ``tag``,
     ``tag[attr=value]``, ``tag.class``, ``tag#id``."""
     m = re.fullmatch(r"([a-z]+)(?:\[([a-z-]+)=([\w-]+)\]|\.([\w-]+)|#([\w-]+))?", selector)
     if m is None:
@@ -169,7 +152,17 @@ def _css_to_xpath(selector: str) -> str:
     return f"//{tag}[@id='{ident}']" if ident else f"//{tag}"
 
 
-_CONTENT_XPATHS = tuple(etree.XPath(_css_to_xpath(s)) for s in CONTENT_SELECTORS)
+@lru_cache(maxsize=1)
+def _content_xpaths() -> tuple:
+    """The content selectors of ``schema/markers.json``, compiled, first found wins."""
+    return tuple(etree.XPath(_css_to_xpath(s)) for s in markers()["content_selectors"])
+
+
+@lru_cache(maxsize=1)
+def _chrome() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(tags, classes, ARIA roles) of site chrome, from ``schema/markers.json``."""
+    chrome = markers()["chrome"]
+    return frozenset(chrome["tags"]), frozenset(chrome["classes"]), frozenset(chrome["roles"])
 
 
 def _classes(el) -> frozenset[str]:
@@ -178,9 +171,10 @@ def _classes(el) -> frozenset[str]:
 
 
 def _is_chrome(el, classes: frozenset[str]) -> bool:
-    if el.tag in CHROME_TAGS or classes & CHROME_CLASSES:
+    tags, chrome_classes, roles = _chrome()
+    if el.tag in tags or classes & chrome_classes:
         return True
-    return el.get("role") in ("navigation", "banner", "contentinfo", "search")
+    return el.get("role") in roles
 
 
 def _items(el):
@@ -354,7 +348,7 @@ class _HtmlWalker:
 
 
 def _content_element(root):
-    for xpath in _CONTENT_XPATHS:
+    for xpath in _content_xpaths():
         found = xpath(root)
         if found:
             return found[0]
@@ -442,7 +436,8 @@ def normalize_html(text: str, source: Source) -> Page:
     if content is None:
         raise NormalizeError("page has no body or content element", source_id=source.id, place="<body>")
     if content.tag == "body":
-        warnings.append(f"{source.id}: no content element ({', '.join(CONTENT_SELECTORS[:3])} ...); used <body>")
+        selectors = markers()["content_selectors"]
+        warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
     walker = _HtmlWalker()
     walker.walk(content)
     if not walker.blocks:
@@ -518,7 +513,7 @@ def normalize_text(text: str, source: Source) -> Page:
                 level, name = len(md_heading.group(1)), md_heading.group(2).strip()
             else:
                 name = stripped
-                level = 1 if not headings else (3 if name in SUBHEADINGS else 2)
+                level = 1 if not headings else (3 if name in markers()["note_headings"] else 2)
             title = title or name
             headings = [h for h in headings if h[0] < level] + [(level, name)]
             continue

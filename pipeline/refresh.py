@@ -35,26 +35,27 @@ refresh that finds nothing new costs little more than its HTTP requests.
 
 from __future__ import annotations
 
+import difflib
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import duckdb
 from filelock import FileLock, Timeout
 
-from .corpus import BUNDLED_CORPUS, Source, content_hash, load_manifest
-from .errors import ExtractError, FetchError, LoadError, RefreshError, RulingsError, UsageError
-from .fetch import FetchConfig, Fetcher, FetchResult, utc_now as _now
+from .compile import compile_procedural, compile_rules
+from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
+from .errors import ExtractError, FetchError, RefreshError, RulingsError, UsageError
+from .fetch import FetchConfig, Fetcher, FetchResult
+from .generate import engine_tables, render, rules_hash, write_engine
+from .load import PageUpdate, RefreshData, SnapshotInfo, StoredState, read_records, read_state, write_refresh
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .records import Record, utc_now as _now
+from .run import build, process_page
+from .schema import check_all
 
-SNAPSHOT_DIR = "snapshots"
-EXTENSIONS = {"html": "html", "text": "txt", "markdown": "md"}
-DDL = Path(__file__).resolve().parent.parent / "schema" / "ddl.sql"
 ENGINE_HASH_LINE = re.compile(r"^RULES_HASH = '([0-9a-f]{64})'$", re.M)
 PHASES = ("fetch", "normalize", "extract", "compile", "load", "generate")
 
@@ -127,56 +128,23 @@ class RecordDiff:
 
 
 @dataclass
-class _InForce:
-    content_hash: str
-    etag: str | None
-    last_modified: str | None
-
-
-@dataclass
-class _State:
-    """What the database holds before the run."""
-
-    snapshots: dict[str, _InForce]
-    last_run: int
-    rules_hash: str | None
-    source_info: dict[str, tuple[str, str]]  # source id -> (url, licence)
-
-
-@dataclass
 class _Update:
     """A changed source that processed cleanly."""
 
     source: Source
     fetched: FetchResult
     digest: str
-    records: list  # list[pipeline.extract.Record]
+    records: list[Record]
     diff: RecordDiff
 
-
-# --------------------------------------------------------------------------- snapshot store
-
-def snapshot_path(corpus_dir: Path, source: Source, digest: str) -> Path:
-    """``<corpus>/snapshots/<source_id>/<sha256>.<ext>`` (ids are checked by the manifest loader)."""
-    return Path(corpus_dir).resolve() / SNAPSHOT_DIR / source.id / f"{digest}.{EXTENSIONS[source.format]}"
+    def page_update(self) -> PageUpdate:
+        return PageUpdate(self.source, _snapshot_info(self.source.id, self.digest, self.fetched), self.records,
+                          self.diff.added, self.diff.changed, self.diff.retired)
 
 
-def store_snapshot(corpus_dir: Path, source: Source, data: bytes) -> tuple[str, Path]:
-    """Write ``data`` to the snapshot store (atomically, once per content); returns (sha256, path)."""
-    digest = content_hash(data)
-    path = snapshot_path(corpus_dir, source, digest)
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-    return digest, path
+def _snapshot_info(source_id: str, digest: str, fetched: FetchResult) -> SnapshotInfo:
+    return SnapshotInfo(source_id, digest, len(fetched.data or b""), fetched.fetched_at, fetched.status,
+                        fetched.etag, fetched.last_modified)
 
 
 # --------------------------------------------------------------------------- record diff
@@ -245,8 +213,6 @@ def select_sources(sources: list[Source], source_ids: list[str] | None) -> list[
     chosen = []
     for sid in source_ids:
         if sid not in by_id:
-            import difflib
-
             hint = difflib.get_close_matches(sid, list(by_id), n=1)
             raise UsageError(f"unknown source {sid!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
                              place="--source")
@@ -261,12 +227,11 @@ def select_sources(sources: list[Source], source_ids: list[str] | None) -> list[
 def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_ids: list[str] | None,
                     config: FetchConfig, progress: Callable[[str], None] | None,
                     max_shrink: float) -> RefreshResult:
+    check_all()
     sources = load_manifest(corpus_dir)
     selected = select_sources(sources, source_ids)
     built_first = not db_path.is_file()
     if built_first:
-        from .run import build
-
         built = build(corpus_dir, db_path, engine_out, max_page_bytes=config.max_page_bytes)
         initial_warnings = [f"initial build: {e}" for e in built.errors]
     else:
@@ -289,7 +254,11 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
     result.ended_at = _now()
 
     t1 = time.perf_counter()
-    _write(db_path, result, updates, bad_snapshots, validator_updates, compiled)
+    write_refresh(db_path, RefreshData(
+        _run_row(result), [u.page_update() for u in updates],
+        [_snapshot_info(source.id, digest, fetched) for source, fetched, digest in bad_snapshots], validator_updates,
+        compiled.rules if compiled else None, compiled.procedural if compiled else [],
+        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if compiled else {}))
     t2 = time.perf_counter()
     result.timings["load"] += t2 - t1
     _ensure_engine(db_path, engine_out, sources, state, result, compiled)
@@ -297,8 +266,8 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
     return result
 
 
-def _fetch_all(corpus_dir: Path, selected: list[Source], state: _State, config: FetchConfig,
-               result: RefreshResult, progress) -> tuple[list[tuple[Source, FetchResult, str]], list[tuple]]:
+def _fetch_all(corpus_dir: Path, selected: list[Source], state: StoredState, config: FetchConfig,
+               result: RefreshResult, progress) -> tuple[list[tuple[Source, FetchResult, str]], list[SnapshotInfo]]:
     """Fetch every selected source; returns the changed ones (source, fetch result,
     sha256) and validator updates for unchanged snapshots."""
     candidates, validator_updates = [], []
@@ -323,8 +292,7 @@ def _fetch_all(corpus_dir: Path, selected: list[Source], state: _State, config: 
             if prev is not None and digest == prev.content_hash:
                 outcome.reason = "same content hash"
                 if (fetched.etag, fetched.last_modified) != (prev.etag, prev.last_modified):
-                    validator_updates.append((fetched.etag, fetched.last_modified, fetched.fetched_at,
-                                              fetched.status, source.id, digest))
+                    validator_updates.append(_snapshot_info(source.id, digest, fetched))
                 result.outcomes.append(outcome)
                 continue
             outcome.outcome = "changed"
@@ -333,20 +301,17 @@ def _fetch_all(corpus_dir: Path, selected: list[Source], state: _State, config: 
     return candidates, validator_updates
 
 
-def _kept(reason: str, prev: _InForce | None) -> str:
+def _kept(reason: str, prev: SnapshotInfo | None) -> str:
     if prev is None:
         return f"{reason}; no earlier snapshot"
     return f"{reason}; snapshot {prev.content_hash[:12]} stays in force"
 
 
-def _process(candidates, db_path: Path, state: _State, config: FetchConfig, result: RefreshResult,
+def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig, result: RefreshResult,
              max_shrink: float) -> tuple[list[_Update], list[tuple]]:
     """Normalize, extract and diff the changed pages. A page that fails, or
     that would lose too many records, turns its outcome to failed; so does an
     unexpected error, since one odd page must not stop an unattended run."""
-    from .load import read_records
-    from .run import process_page
-
     outcome_of = {o.source_id: o for o in result.outcomes}
     old_by_source: dict[str, list] = {}
     for r in read_records(db_path, [s.id for s, _, _ in candidates]):
@@ -393,14 +358,10 @@ class _Compiled:
     rules_hash: str
 
 
-def _compile(db_path: Path, sources: list[Source], state: _State, updates: list[_Update],
+def _compile(db_path: Path, sources: list[Source], state: StoredState, updates: list[_Update],
              result: RefreshResult) -> _Compiled:
     """Rules and engine tables from every non-retired record: the updated
     pages' new records, the others read back from the database."""
-    from .compile import compile_procedural, compile_rules
-    from .generate import engine_tables, rules_hash
-    from .load import read_records
-
     t0 = time.perf_counter()
     updated = {u.source.id for u in updates}
     others = sorted(set(state.source_info) - updated)
@@ -426,7 +387,7 @@ def engine_rules_hash(path: Path) -> str | None:
     return m.group(1) if m else None
 
 
-def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state: _State, result: RefreshResult,
+def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state: StoredState, result: RefreshResult,
                    compiled: _Compiled | None) -> None:
     """Write the engine when the rules changed, or when the module on disk is
     missing or does not match the database (e.g. a run killed after its commit)."""
@@ -437,147 +398,16 @@ def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state
         if compiled.rules_hash != result.rules_hash:
             result.warnings.append("the rules compiled from the stored records differ from the database's rules "
                                    "(the pipeline changed since the last build?); run `rulings build`")
-    from .generate import render, write_engine
-
     write_engine(engine_out, render(compiled.tables, compiled.rules_hash))
     result.engine_written = True
 
 
-# --------------------------------------------------------------------------- database
+# --------------------------------------------------------------------------- the run's row
 
-def read_state(db_path: Path) -> _State:
-    """Snapshots in force, last run id, rules hash and sources of a database."""
-    try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open the database: {exc}", place=str(db_path)) from None
-    try:
-        snapshots = {sid: _InForce(digest, etag, modified) for sid, digest, etag, modified in con.execute(
-            "SELECT source_id, content_hash, etag, last_modified FROM snapshots WHERE in_force").fetchall()}
-        last_run = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
-        row = con.execute("SELECT value FROM build_info WHERE key = 'rules_hash'").fetchone()
-        info = {sid: (url or "", licence or "") for sid, url, licence in
-                con.execute("SELECT source_id, url, licence FROM sources").fetchall()}
-    except duckdb.Error as exc:
-        raise LoadError(f"not a rulings database ({exc}); run `rulings build` first", place=str(db_path)) from None
-    finally:
-        con.close()
-    return _State(snapshots, last_run, row[0] if row else None, info)
-
-
-def _write(db_path: Path, result: RefreshResult, updates: list[_Update], bad: list[tuple],
-           validator_updates: list[tuple], compiled: _Compiled | None) -> None:
-    """Everything the run changes, and its ``runs`` row, in one transaction."""
-    try:
-        con = duckdb.connect(str(db_path))
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
-                        place=str(db_path)) from None
-    run_id = result.run_id
-    try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute(DDL.read_text(encoding="utf-8"))  # tables added since the database was built
-        if validator_updates:
-            # fetched_at and http_status stay those of the first fetch of this content
-            con.executemany("UPDATE snapshots SET etag = ?, last_modified = ?, fetched_at = coalesce(fetched_at, ?), "
-                            "http_status = coalesce(http_status, ?) WHERE source_id = ? AND content_hash = ?",
-                            validator_updates)
-        for source, fetched, digest in bad:
-            _upsert_snapshot(con, source.id, digest, fetched, run_id, in_force=False)
-        if updates or compiled:
-            with tempfile.TemporaryDirectory(prefix="rulings-refresh-") as workdir:
-                _write_updates(con, updates, run_id, compiled, Path(workdir))
-        con.execute("INSERT INTO runs (run_id, kind, started_at, ended_at, tried, unchanged, changed, failed, "
-                    "details) VALUES (?, 'refresh', ?, ?, ?, ?, ?, ?, ?)",
-                    [run_id, result.started_at, result.ended_at, len(result.outcomes), result.count("unchanged"),
-                     result.count("changed"), result.count("failed"), json.dumps(_details(result), ensure_ascii=False)])
-        con.execute("COMMIT")
-    except BaseException as exc:
-        try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        if isinstance(exc, duckdb.Error):
-            raise LoadError(f"refresh run {run_id} not stored, the database is unchanged: {exc}",
-                            place=str(db_path)) from exc
-        raise
-    finally:
-        con.close()
-
-
-def _details(result: RefreshResult) -> dict:
+def _run_row(result: RefreshResult) -> dict:
+    """The ``runs`` row of a refresh (details: per-source outcomes as JSON)."""
     summary = result.summary()
-    return {k: summary[k] for k in ("sources", "reprocessed", "recompiled", "rules_hash", "built_first", "warnings")}
-
-
-def _upsert_snapshot(con, source_id: str, digest: str, fetched: FetchResult, run_id: int, in_force: bool) -> None:
-    con.execute(
-        "INSERT INTO snapshots (source_id, content_hash, bytes, fetched_at, http_status, etag, last_modified, "
-        "run_id, in_force) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, content_hash) DO UPDATE SET "
-        "bytes = excluded.bytes, fetched_at = excluded.fetched_at, http_status = excluded.http_status, "
-        "etag = excluded.etag, last_modified = excluded.last_modified, run_id = excluded.run_id, "
-        "in_force = excluded.in_force",
-        [source_id, digest, len(fetched.data or b""), fetched.fetched_at, fetched.status, fetched.etag,
-         fetched.last_modified, run_id, in_force])
-
-
-def _write_updates(con, updates: list[_Update], run_id: int, compiled: _Compiled | None, workdir: Path) -> None:
-    """Changed pages: snapshot in force, source row, records (ids kept, vanished
-    ones retired), the change log; then the recompiled rules."""
-    from .load import BuildData, bulk_insert, table_rows
-
-    rows = table_rows(BuildData([u.source for u in updates], [], [r for u in updates for r in u.records],
-                                compiled.rules if compiled else [], compiled.procedural if compiled else [],
-                                {"run_id": run_id}))
-    source_ids = [u.source.id for u in updates]
-    snapshot_of = {u.source.id: u.digest for u in updates}
-    ids = [row["record_id"] for row in rows["records"]]
-    first_seen = dict(con.execute("SELECT record_id, first_seen_run FROM records WHERE retired_run IS NULL AND "
-                                  "record_id IN (SELECT unnest(?))", [ids]).fetchall())
-    for row in rows["records"]:
-        row["first_seen_run"] = first_seen.get(row["record_id"], run_id)
-        row["snapshot_hash"] = snapshot_of[row["source_id"]]
-    con.execute("UPDATE snapshots SET in_force = false WHERE source_id IN (SELECT unnest(?))", [source_ids])
-    for u in updates:
-        _upsert_snapshot(con, u.source.id, u.digest, u.fetched, run_id, in_force=True)
-    con.execute("DELETE FROM sources WHERE source_id IN (SELECT unnest(?))", [source_ids])
-    for table in ("records", "record_dates", "card_mentions", "statements"):
-        con.execute(f"DELETE FROM {table} WHERE record_id IN (SELECT unnest(?))", [ids])
-    retired = [rid for u in updates for rid in u.diff.retired]
-    con.execute("UPDATE records SET retired_run = ? WHERE record_id IN (SELECT unnest(?))", [run_id, retired])
-    rows["record_changes"] = [{"run_id": run_id, "record_id": rid, "source_id": u.source.id, "change": change}
-                              for u in updates for change in ("added", "changed", "retired")
-                              for rid in getattr(u.diff, change)]
-    tables = ["sources", "records", "record_dates", "card_mentions", "statements", "record_changes"]
-    if compiled:
-        for table in ("rules", "rule_citations", "procedural_rules"):
-            con.execute(f"DELETE FROM {table}")
-        tables += ["rules", "rule_citations", "procedural_rules"]
-        con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)",
-                        [("rules_hash", compiled.rules_hash), ("refreshed_at", _now())])
-    for table in tables:
-        bulk_insert(con, table, rows[table], workdir)
-
-
-# --------------------------------------------------------------------------- the change log
-
-def list_changes(db_path: Path, since: int | None = None) -> tuple[int, list[dict]]:
-    """Record changes made by the runs after run ``since`` (default: the
-    latest run's changes), oldest run first; returns (since, rows)."""
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
-        if since is None:
-            since = max(0, con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0] - 1)
-        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        if "record_changes" not in tables:
-            return since, []
-        cur = con.execute(
-            """SELECT c.run_id, u.started_at, c.change, c.record_id, c.source_id, r.section_path, r.status, r.text
-               FROM record_changes c LEFT JOIN records r USING (record_id) LEFT JOIN runs u USING (run_id)
-               WHERE c.run_id > ?
-               ORDER BY c.run_id, c.source_id, list_position(['added', 'changed', 'retired'], c.change), r.seq,
-                        c.record_id""", [since])
-        columns = [d[0] for d in cur.description]
-        return since, [dict(zip(columns, row)) for row in cur.fetchall()]
-    finally:
-        con.close()
+    details = {k: summary[k] for k in ("sources", "reprocessed", "recompiled", "rules_hash", "built_first", "warnings")}
+    return {"run_id": result.run_id, "kind": "refresh", "started_at": result.started_at, "ended_at": result.ended_at,
+            "tried": summary["tried"], "unchanged": summary["unchanged"], "changed": summary["changed"],
+            "failed": summary["failed"], "details": json.dumps(details, ensure_ascii=False)}

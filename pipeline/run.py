@@ -1,4 +1,4 @@
-"""The build: normalize -> extract -> compile -> load -> generate, page by page.
+"""The build: normalize -> extract per page, then compile -> generate; load writes each step's output.
 
 Pages are independent until compile, so a corpus of several pages is spread
 over worker processes (one per core by default, ``fork`` where the platform
@@ -32,16 +32,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .compile import compile_procedural, compile_rules, info_kinds
-from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
-from .errors import ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
-from .extract import Record, extract, pipeline_for
-from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
-from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, ndjson, now_iso, read_records,
-                   read_snapshot_infos, record_rows)
 from .cards import card_index
+from .compile import compile_procedural, compile_rules
+from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
+from .errors import CompileError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
+from .extract import extract, pipeline_for
+from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
+from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, ndjson, read_records,
+                   read_snapshot_infos, record_rows)
 from .normalize import normalize
-from .paths import DEFAULT_DB, DEFAULT_ENGINE, PROJECT_ROOT  # noqa: F401 (re-exported)
+from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .records import Record, utc_now
+from .schema import check_all, info_kinds
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
 FLUSH_BYTES = 32 * 1024 * 1024  # pages' bytes between two loads of their rows into the database
@@ -94,25 +96,26 @@ def process_page(source: Source, timings: dict[str, float], max_page_bytes: int 
     """One page through normalize and extract. Raises RulingsError for a bad page."""
     t0 = time.perf_counter()
     data = read_snapshot(source, max_page_bytes) if data is None else data
-    page = _guarded(NormalizeError, source, normalize, data, source)
+    page = _guarded(NormalizeError, source.id, source.path, normalize, data, source)
     t1 = time.perf_counter()
-    records = _guarded(ExtractError, source, extract, page, info_kinds())
+    records = _guarded(ExtractError, source.id, source.path, extract, page, info_kinds())
     t2 = time.perf_counter()
     timings["normalize"] += t1 - t0
     timings["extract"] += t2 - t1
     return PageResult(source, records, SnapshotInfo(source.id, content_hash(data), len(data)), page.warnings)
 
 
-def _guarded(error: type[RulingsError], source: Source, stage, *args):
-    """Run one stage on one page. An exception no check foresaw (a bug, a
-    page unlike any seen) becomes the stage's error naming the source, so one
-    page never stops the build."""
+def _guarded(error: type[RulingsError], source_id: str | None, place: str, stage, *args):
+    """Run one stage (on one page, or compile and generate on the whole
+    corpus). An exception no check foresaw (a bug, a page unlike any seen)
+    becomes the stage's error naming the source or place, so one page never
+    stops the build and a compile fault is reported as one."""
     try:
         return stage(*args)
     except RulingsError:
         raise
     except Exception as exc:
-        raise error(f"unexpected {type(exc).__name__}: {exc}", source_id=source.id, place=source.path) from exc
+        raise error(f"unexpected {type(exc).__name__}: {exc}", source_id=source_id, place=place) from exc
 
 
 def _previous_page(db_path: Path, source: Source) -> PageResult | None:
@@ -276,7 +279,8 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     """
     db_path, engine_out = Path(db_path), Path(engine_out)
     result = BuildResult(db_path, engine_out)
-    started = now_iso()
+    started = utc_now()
+    check_all()
     sources = load_manifest(corpus_dir)
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
@@ -364,17 +368,18 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     """Compile, generate and load: the engine is staged, the database
     committed and renamed, then the engine renamed."""
     t0 = time.perf_counter()
-    rules = compile_rules(records)
-    procedural = compile_procedural(records)
+    rules = _guarded(CompileError, None, "rules table", compile_rules, records)
+    procedural = _guarded(CompileError, None, "procedural rules", compile_procedural, records)
     t1 = time.perf_counter()
     result.timings["compile"] += t1 - t0
 
-    tables = engine_tables(rules, procedural, records, {s.id: (s.url, s.licence) for s in sources})
+    tables = _guarded(GenerateError, None, "engine tables", engine_tables, rules, procedural, records,
+                      {s.id: (s.url, s.licence) for s in sources})
     result.rules_hash = rules_hash(tables)
-    run = {"run_id": 1, "kind": "build", "started_at": started, "ended_at": now_iso(), "tried": len(sources),
+    run = {"run_id": 1, "kind": "build", "started_at": started, "ended_at": utc_now(), "tried": len(sources),
            "unchanged": 0, "changed": len(snapshots), "failed": len(sources) - len(snapshots),
            "details": "; ".join(result.errors)}
-    info = {"rules_hash": result.rules_hash, "corpus": str(Path(corpus_dir).resolve()), "built_at": now_iso()}
+    info = {"rules_hash": result.rules_hash, "corpus": str(Path(corpus_dir).resolve()), "built_at": utc_now()}
     # The engine is written in full before the database is replaced and renamed
     # right after it, so a killed build leaves both files as they were (but for
     # the instant between the two renames, when the database is the new one).

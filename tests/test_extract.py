@@ -5,7 +5,8 @@ import pytest
 
 from pipeline.compile import info_kinds
 from pipeline.extract import extract, record_id, split_sentences
-from pipeline.normalize import Block, Line, Page, canonical_text
+from pipeline.chinese import canonical_text
+from pipeline.normalize import Block, Line, Page
 
 CASES = json.loads((Path(__file__).parent / "cases" / "statements.json").read_text(encoding="utf-8"))
 

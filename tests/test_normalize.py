@@ -4,7 +4,8 @@ import pytest
 
 from pipeline.corpus import Source
 from pipeline.errors import NormalizeError
-from pipeline.normalize import canonical_text, decode_page, match_key, normalize
+from pipeline.chinese import canonical_text, match_key
+from pipeline.normalize import decode_page, normalize
 
 
 def source(fmt="html", language="zh", script="Hans", region="CN", sid="test-page"):

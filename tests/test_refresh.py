@@ -31,7 +31,8 @@ from pipeline.cli import main
 from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.errors import RefreshError, UsageError
 from pipeline.fetch import FetchConfig, mediawiki_request, parse_retry_after
-from pipeline.refresh import engine_rules_hash, list_changes, refresh
+from pipeline import queries
+from pipeline.refresh import engine_rules_hash, refresh
 from pipeline.run import build
 
 FACE_DOWN = "ocg-rule-c03-face-down-temp-banish"
@@ -171,6 +172,14 @@ class Sleeps(list):
 
     def __call__(self, seconds: float) -> None:
         self.append(seconds)
+
+
+def _changes(db: Path, since: int | None = None) -> tuple[int, list[dict]]:
+    con = queries.connect(db)
+    try:
+        return queries.list_changes(con, since)
+    finally:
+        con.close()
 
 
 def config(**kw) -> FetchConfig:
@@ -314,7 +323,7 @@ def test_editing_one_page_reextracts_that_page_and_changes_the_rules(env, site, 
     assert [h[1] for h in history] == [False, True] and history[1][2] == result.run_id
     assert (env.corpus / "snapshots" / FACE_DOWN / f"{history[1][0]}.html").is_file()
     # the change log
-    _, rows = list_changes(env.db)
+    _, rows = _changes(env.db)
     assert {(r["change"], r["text"]) for r in rows if r["change"] != "changed"} == {
         ("added", KEPT_SENTENCE.replace(KEPT_TEXT, LOST_TEXT)), ("retired", KEPT_SENTENCE)}
 
@@ -327,7 +336,7 @@ def test_a_removed_ruling_is_retired_not_deleted_and_can_come_back(env, site):
     rid = row[0][0]
     assert env.sql("SELECT count(*) FROM statements WHERE record_id = ?", [rid])[0][0] > 0  # its rows stay too
     assert rid not in {r[0] for r in env.sql("SELECT record_id FROM rule_citations")}
-    assert [(r["change"], r["record_id"]) for r in list_changes(env.db)[1] if r["change"] == "retired"] == [
+    assert [(r["change"], r["record_id"]) for r in _changes(env.db)[1] if r["change"] == "retired"] == [
         ("retired", rid)]
     site.serve_bundled()
     back = env.refresh()

@@ -1,0 +1,152 @@
+"""The read side of the database: the questions the CLI (and other tools)
+ask, each one function returning plain dicts and lists.
+
+Every function takes an open DuckDB connection (:func:`connect`), binds its
+values as parameters, and raises :class:`~pipeline.errors.UsageError` for a
+name the database does not know (with a "did you mean").
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import json
+from pathlib import Path
+
+import duckdb
+
+from .errors import LoadError, UsageError
+
+
+def connect(db_path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the database ``rulings build`` wrote; LoadError when there is
+    none at ``db_path`` or DuckDB cannot open it."""
+    if not Path(db_path).is_file():
+        raise LoadError(f"no database at {db_path}; run `rulings build` first (or pass --db)")
+    try:
+        return duckdb.connect(str(db_path), read_only=read_only)
+    except duckdb.Error as exc:
+        raise LoadError(f"cannot open {db_path}: {exc}") from None
+
+
+def unknown_name(what: str, name: str, known: list[str]) -> str:
+    """'unknown event 'x' (did you mean 'y'?)', or the list of known names
+    when none is close."""
+    hint = difflib.get_close_matches(name, known, n=1)
+    if hint:
+        return f"unknown {what} {name!r} (did you mean {hint[0]!r}?)"
+    return f"unknown {what} {name!r}; known: {', '.join(known)}"
+
+
+# --------------------------------------------------------------------------- rules
+
+def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> dict:
+    """The rule for one (info kind, event) pair with its citations:
+    ``{"info_kind", "event", "verdict", "condition", "latest_date",
+    "changed_on", "conflicts": [...], "citations": [{"role", "verdict",
+    "record_id", "source", "section", "status", "text", "dates"}]}``
+    (dates as ISO strings). UsageError for an unknown kind or event."""
+    row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts FROM rules "
+                      "WHERE info_kind = ? AND event = ?", [info_kind, event]).fetchone()
+    if row is None:
+        kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
+        evts = [r[0] for r in con.execute("SELECT DISTINCT event FROM rules ORDER BY 1").fetchall()]
+        if info_kind not in kinds:
+            raise UsageError(unknown_name("info kind", info_kind, kinds))
+        raise UsageError(unknown_name("event", event, evts))
+    verdict, condition, latest, changed_on, conflicts = row
+    cites = con.execute(
+        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text,
+                  list(d.date ORDER BY d.ord) FILTER (WHERE d.valid) AS dates
+           FROM rule_citations c JOIN records r USING (record_id)
+           LEFT JOIN record_dates d USING (record_id)
+           WHERE c.info_kind = ? AND c.event = ?
+           GROUP BY c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, r.seq
+           ORDER BY c.role DESC, r.source_id, r.seq""", [info_kind, event]).fetchall()
+    return {
+        "info_kind": info_kind, "event": event, "verdict": verdict, "condition": condition or None,
+        "latest_date": latest, "changed_on": changed_on, "conflicts": json.loads(conflicts or "[]"),
+        "citations": [{"role": c[0], "verdict": c[1], "record_id": c[2], "source": c[3], "section": c[4],
+                       "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]} for c in cites],
+    }
+
+
+# --------------------------------------------------------------------------- records
+
+def record_provenance(con: duckdb.DuckDBPyConnection, record_id: str) -> dict:
+    """One record with every column of ``records``, its source's URL and
+    licence, and lists ``dates`` (raw, date, valid, reason, from_heading,
+    faq_id, faq_url), ``cards`` and ``statements``. UsageError when there is
+    no such record."""
+    row = con.execute("""SELECT r.*, s.url, s.licence FROM records r JOIN sources s USING (source_id)
+                         WHERE record_id = ?""", [record_id]).fetchone()
+    if row is None:
+        raise UsageError(f"no record {record_id!r}")
+    rec = dict(zip([d[0] for d in con.description], row))
+    rec["dates"] = _dicts(con, "SELECT raw, date, valid, reason, from_heading, faq_id, faq_url FROM record_dates "
+                               "WHERE record_id = ? ORDER BY ord", [record_id])
+    rec["cards"] = _dicts(con, "SELECT name, norm_name, passcode, name_en, linked_by, url FROM card_mentions "
+                               "WHERE record_id = ? ORDER BY ord", [record_id])
+    rec["statements"] = _dicts(con, "SELECT info_kind, event, verdict, condition, basis, principle_id "
+                                    "FROM statements WHERE record_id = ?", [record_id])
+    return rec
+
+
+def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict]:
+    cur = con.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+# --------------------------------------------------------------------------- evaluation
+
+GOLD_COLUMNS = ("info_kind", "event", "verdict")
+
+
+def read_gold(path: Path) -> list[dict]:
+    """Rows of a gold CSV with columns info_kind, event, verdict and
+    optionally dates (ISO, ``;``-separated). UsageError naming the file
+    for missing columns."""
+    with Path(path).open(encoding="utf-8", newline="") as fh:
+        gold = list(csv.DictReader(fh))
+    missing = set(GOLD_COLUMNS) - set(gold[0].keys() if gold else ())
+    if missing:
+        raise UsageError(f"missing columns {sorted(missing)}", place=str(path))
+    return gold
+
+
+def compare_verdicts(con: duckdb.DuckDBPyConnection, gold: list[dict]) -> dict:
+    """The rules table against ``gold`` rows: ``{"rows": [{"info_kind",
+    "event", "expected", "got", "correct", "dates_expected", "dates_cited"}],
+    "correct": N, "total": M}``."""
+    rows = []
+    for g in gold:
+        found = con.execute("SELECT verdict, dates FROM rules WHERE info_kind = ? AND event = ?",
+                            [g["info_kind"], g["event"]]).fetchone()
+        got = found[0] if found else "unknown"
+        got_dates = sorted(str(d) for d in (found[1] or [])) if found else []
+        want_dates = [d for d in (g.get("dates") or "").split(";") if d]
+        rows.append({"info_kind": g["info_kind"], "event": g["event"], "expected": g["verdict"], "got": got,
+                     "correct": got == g["verdict"], "dates_expected": want_dates,
+                     "dates_cited": [d for d in want_dates if d in got_dates]})
+    return {"rows": rows, "correct": sum(r["correct"] for r in rows), "total": len(rows)}
+
+
+# --------------------------------------------------------------------------- the change log
+
+def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tuple[int, list[dict]]:
+    """Record changes made by the runs after run ``since`` (default: the
+    latest run's changes), oldest run first; returns (since, rows of
+    run_id, started_at, change, record_id, source_id, section_path,
+    status, text)."""
+    if since is None:
+        since = max(0, con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0] - 1)
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if "record_changes" not in tables:
+        return since, []
+    return since, _dicts(con, """
+        SELECT c.run_id, u.started_at, c.change, c.record_id, c.source_id, r.section_path, r.status, r.text
+        FROM record_changes c LEFT JOIN records r USING (record_id) LEFT JOIN runs u USING (run_id)
+        WHERE c.run_id > ?
+        ORDER BY c.run_id, c.source_id, list_position(['added', 'changed', 'retired'], c.change), r.seq,
+                 c.record_id""", [since])

@@ -1,0 +1,305 @@
+"""The files of ``schema/``, each loaded and validated once.
+
+Every stage reads its vocabulary, term lists and markers from here; nothing
+else opens a file of ``schema/``. Each loader checks what the pipeline relies
+on and raises :class:`SchemaError` naming the file and the key:
+
+* ``vocabulary.json``: event, verdict and information-kind ids (unique), and
+  the ``scenario`` tables the generated engine uses (every kind named there
+  exists);
+* ``retention_terms.json``: term keys against the vocabulary (kinds, events,
+  verdicts), topic defaults and allowed kinds against the kinds, every word
+  list present;
+* ``procedural_rules.json``: ids unique, each rule with a summary and
+  non-empty phrase sets;
+* ``markers.json``: the words and markup that mark page structure (example
+  labels, note headings, the pending marker, clause delimiters, site chrome);
+* the TSV files: their columns present;
+* ``ddl.sql``: the database schema (read here, executed by :mod:`pipeline.load`).
+
+:func:`check_all` loads everything; a build and a refresh call it before any
+page, so a broken schema file fails the run at once with one clear line.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import RulingsError
+from .paths import PROJECT_ROOT
+
+SCHEMA_DIR = PROJECT_ROOT / "schema"
+# Verdicts only the compiler gives (a ruling never states them itself).
+RULE_ONLY_VERDICTS = ("conditional", "unknown")
+
+
+class SchemaError(RulingsError):
+    """A file of ``schema/`` is missing, unreadable or inconsistent; ``place``
+    is the file, the message names the key."""
+
+    stage = "schema"
+
+    def __str__(self) -> str:
+        return f"{self.place}: {self.message}" if self.place else self.message
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.relative_to(PROJECT_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _read(name: str) -> str:
+    path = SCHEMA_DIR / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SchemaError("file is missing", place=_display(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"cannot read: {exc}", place=_display(path)) from None
+
+
+def _json(name: str) -> dict:
+    try:
+        data = json.loads(_read(name))
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+                          place=_display(SCHEMA_DIR / name)) from None
+    if not isinstance(data, dict):
+        raise SchemaError("the top level must be a JSON object", place=_display(SCHEMA_DIR / name))
+    return data
+
+
+class _Checker:
+    """Checks of one file; each failure raises SchemaError naming the key."""
+
+    def __init__(self, name: str):
+        self.place = _display(SCHEMA_DIR / name)
+
+    def fail(self, key: str, message: str):
+        raise SchemaError(f"{key} {message}", place=self.place)
+
+    def get(self, data: dict, key: str, kind: type, where: str = ""):
+        full = f"{where}.{key}" if where else key
+        if key not in data:
+            self.fail(full, "is missing")
+        value = data[key]
+        if not isinstance(value, kind):
+            self.fail(full, f"must be a {kind.__name__}, not {type(value).__name__}")
+        return value
+
+    def words(self, data: dict, key: str, where: str = "") -> list[str]:
+        """A non-empty list of non-empty strings."""
+        full = f"{where}.{key}" if where else key
+        value = self.get(data, key, list, where)
+        if not value or not all(isinstance(w, str) and w for w in value):
+            self.fail(full, "must be a non-empty list of non-empty strings")
+        return value
+
+    def member(self, key: str, value, known, what: str) -> None:
+        if value not in known:
+            self.fail(key, f"is not {what} (known: {', '.join(known)})")
+
+
+# --------------------------------------------------------------------------- vocabulary.json
+
+@lru_cache(maxsize=1)
+def vocabulary() -> dict:
+    """``schema/vocabulary.json``: ``events``, ``verdicts`` and ``info_kinds``
+    (lists of ``{"id", "meaning"}``) and ``scenario`` (the tables of the
+    engine's history model: which kinds each scenario event gives)."""
+    data = _json("vocabulary.json")
+    check = _Checker("vocabulary.json")
+    ids = {}
+    for section in ("events", "verdicts", "info_kinds"):
+        entries = check.get(data, section, list)
+        seen = []
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
+                check.fail(f"{section}[{i}].id", "is missing or not a string")
+            if entry["id"] in seen:
+                check.fail(f"{section}[{i}].id", f"{entry['id']!r} is a duplicate")
+            seen.append(entry["id"])
+        ids[section] = seen
+    for verdict in RULE_ONLY_VERDICTS:
+        check.member("verdicts", verdict, ids["verdicts"], "a list holding every compiled verdict")
+    _check_scenario(check, check.get(data, "scenario", dict), ids["info_kinds"], ids["events"])
+    return data
+
+
+def _check_scenario(check: _Checker, scenario: dict, kinds: list[str], events_: list[str]) -> None:
+    def kind(key: str, value) -> None:
+        check.member(key, value, kinds, "an info kind")
+
+    for method, gained in check.get(scenario, "summon_methods", dict, "scenario").items():
+        for i, k in enumerate(gained):
+            kind(f"scenario.summon_methods.{method}[{i}]", k)
+    for do, gained in check.get(scenario, "gains", dict, "scenario").items():
+        for i, k in enumerate(gained):
+            kind(f"scenario.gains.{do}[{i}]", k)
+    for mode, k in check.get(scenario, "take_control_modes", dict, "scenario").items():
+        kind(f"scenario.take_control_modes.{mode}", k)
+    for i, k in enumerate(check.words(scenario, "this_turn_kinds", "scenario")):
+        kind(f"scenario.this_turn_kinds[{i}]", k)
+    for do, event in check.get(scenario, "retention_events", dict, "scenario").items():
+        check.member(f"scenario.retention_events.{do}", event, events_, "an event")
+
+
+def info_kinds() -> list[str]:
+    """Information-kind ids, in vocabulary order."""
+    return [k["id"] for k in vocabulary()["info_kinds"]]
+
+
+def events() -> list[str]:
+    """Event ids, in vocabulary order."""
+    return [e["id"] for e in vocabulary()["events"]]
+
+
+def verdicts() -> list[str]:
+    """Every verdict id (those a ruling states and those only compiled)."""
+    return [v["id"] for v in vocabulary()["verdicts"]]
+
+
+def statement_verdicts() -> list[str]:
+    """The verdicts a ruling can state: ``kept``, ``lost``, ``not_applicable``."""
+    return [v for v in verdicts() if v not in RULE_ONLY_VERDICTS]
+
+
+# --------------------------------------------------------------------------- retention_terms.json
+
+TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope")
+
+
+@lru_cache(maxsize=1)
+def retention_terms() -> dict:
+    """``schema/retention_terms.json``: the term lists of statement extraction
+    (kinds, events and verdicts, each term list keyed by a vocabulary id),
+    the word lists of :data:`TERM_WORD_LISTS`, and the retention ``topics``
+    (topic heading -> section heading -> default and allowed kinds)."""
+    data = _json("retention_terms.json")
+    check = _Checker("retention_terms.json")
+    kinds, evts, verds = info_kinds(), events(), statement_verdicts()
+    for section, known, what in (("kinds", kinds, "an info kind"), ("kinds_anywhere", kinds, "an info kind"),
+                                 ("events", evts, "an event"), ("verdicts", verds, "a verdict")):
+        for key, terms in check.get(data, section, dict).items():
+            check.member(f"{section}.{key}", key, known, what)
+            check.words({key: terms}, key, section)
+    for key in TERM_WORD_LISTS:
+        check.words(data, key)
+    for term, event in check.get(data, "not_applicable_events", dict).items():
+        check.member(f"not_applicable_events.{term}", event, evts, "an event")
+        if term not in data["verdicts"].get("not_applicable", []):
+            check.fail(f"not_applicable_events.{term}", "is not a term of verdicts.not_applicable")
+    for topic, sections in check.get(data, "topics", dict).items():
+        for heading, cfg in sections.items():
+            where = f"topics.{topic}.{heading}"
+            if not isinstance(cfg, dict):
+                check.fail(where, "must be an object with default and allowed")
+            default = cfg.get("default")
+            if default is not None:
+                check.member(f"{where}.default", default, kinds, "an info kind")
+            for i, k in enumerate(check.get(cfg, "allowed", list, where)):
+                check.member(f"{where}.allowed[{i}]", k, kinds, "an info kind")
+    return data
+
+
+# --------------------------------------------------------------------------- procedural_rules.json
+
+@lru_cache(maxsize=1)
+def procedural_rules() -> dict[str, dict]:
+    """``schema/procedural_rules.json`` as ``{rule_id: {"id", "summary",
+    "phrase_sets"}}`` in file order (seeds 000 and 003)."""
+    data = _json("procedural_rules.json")
+    check = _Checker("procedural_rules.json")
+    rules: dict[str, dict] = {}
+    for i, rule in enumerate(check.get(data, "rules", list)):
+        where = f"rules[{i}]"
+        if not isinstance(rule, dict):
+            check.fail(where, "must be an object")
+        rule_id = check.get(rule, "id", str, where)
+        if rule_id in rules:
+            check.fail(f"{where}.id", f"{rule_id!r} is a duplicate")
+        check.get(rule, "summary", str, where)
+        sets = check.get(rule, "phrase_sets", list, where)
+        if not sets:
+            check.fail(f"{where}.phrase_sets", "is empty")
+        for j, phrases in enumerate(sets):
+            check.words({"phrases": phrases}, "phrases", f"{where}.phrase_sets[{j}]")
+        rules[rule_id] = rule
+    return rules
+
+
+# --------------------------------------------------------------------------- markers.json
+
+@lru_cache(maxsize=1)
+def markers() -> dict:
+    """``schema/markers.json``: the words and markup that mark page
+    structure: ``example_labels`` (a line that is only the label),
+    ``example_prefixes`` (a line that starts with one), ``note_headings``,
+    ``pending_markers``, ``clause_delimiters`` (a string of characters),
+    ``content_selectors`` (simple CSS selectors, first found wins) and
+    ``chrome`` (``tags``, ``classes``, ``roles`` of site chrome)."""
+    data = _json("markers.json")
+    check = _Checker("markers.json")
+    for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "content_selectors"):
+        check.words(data, key)
+    if not check.get(data, "clause_delimiters", str):
+        check.fail("clause_delimiters", "is empty")
+    chrome = check.get(data, "chrome", dict)
+    for key in ("tags", "classes", "roles"):
+        check.words(chrome, key, "chrome")
+    return data
+
+
+# --------------------------------------------------------------------------- TSV and other files
+
+OPENCC_FIX_COLUMNS = ("configs", "written", "simplified")
+REGIONAL_TERM_COLUMNS = ("canonical", "CN", "TW", "HK")
+
+
+def tsv_rows(name: str, required: tuple[str, ...]) -> list[dict[str, str]]:
+    """Rows of ``schema/<name>``: ``#`` lines are comments, the first other
+    line is the header and must hold every column of ``required``; short
+    rows are padded with empty strings."""
+    lines = [line for line in _read(name).splitlines() if line.strip() and not line.startswith("#")]
+    header = lines[0].split("\t") if lines else []
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise SchemaError(f"header lacks the columns {missing} (has {header})", place=_display(SCHEMA_DIR / name))
+    return [dict(zip(header, (line.split("\t") + [""] * len(header))[:len(header)])) for line in lines[1:]]
+
+
+@lru_cache(maxsize=1)
+def channel_labels() -> dict[str, str]:
+    """``schema/channels.tsv``: the yearly logs' block labels (``邮件：``),
+    lower-cased, -> channel id."""
+    return {row["label"].lower(): row["channel"] for row in tsv_rows("channels.tsv", ("label", "channel"))}
+
+
+@lru_cache(maxsize=1)
+def mediawiki_sites() -> dict[str, str]:
+    """``schema/mediawiki_sites.json``: host (``*.`` wildcards allowed) -> API
+    URL (``{host}`` is replaced by the page's host)."""
+    data = _json("mediawiki_sites.json")
+    check = _Checker("mediawiki_sites.json")
+    sites = {k: v for k, v in data.items() if not k.startswith("_")}
+    for host, api in sites.items():
+        if not isinstance(api, str) or not api.startswith(("http://", "https://")):
+            check.fail(host, "must map to an http(s) API URL")
+    return sites
+
+
+@lru_cache(maxsize=1)
+def ddl() -> str:
+    """``schema/ddl.sql``, the database schema."""
+    return _read("ddl.sql")
+
+
+def check_all() -> None:
+    """Load and validate every schema file; raises SchemaError for the first
+    problem. Costs a few milliseconds (each file is read once per process)."""
+    vocabulary(), retention_terms(), procedural_rules(), markers(), channel_labels(), mediawiki_sites(), ddl()
+    tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)

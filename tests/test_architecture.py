@@ -1,0 +1,244 @@
+"""The structure the stages rely on: one schema loader that validates,
+record types without spaCy, the engine's vocabulary generated from
+``schema/``, load's row builders checked against the DDL."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline import load, schema
+from pipeline.cli import main
+from pipeline.compile import ProceduralRule, compile_rules
+from pipeline.corpus import load_manifest
+from pipeline.dates import RulingDate
+from pipeline.errors import LoadError
+from pipeline.generate import vocabulary_tables
+from pipeline.load import BuildData, SnapshotInfo
+from pipeline.records import CardMention, Record, Statement
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = ROOT / "engine" / "runtime.py"
+LOADERS = (schema.vocabulary, schema.retention_terms, schema.procedural_rules, schema.markers,
+           schema.channel_labels, schema.mediawiki_sites, schema.ddl)
+
+
+# --------------------------------------------------------------------------- the engine's vocabulary
+
+def take_control(mode: str) -> dict:
+    return {"id": f"tc-{mode}", "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "A"},
+                                           {"turn": 2, "do": "take_control", "mode": mode, "by": "B"}],
+            "ask": {"turn": 2, "question": "has", "info_kind": schema.vocabulary()["scenario"]["take_control_modes"][mode]}}
+
+
+@pytest.mark.parametrize("mode", ["permanent", "temporary", "continuous_target"])
+def test_take_control_gives_the_vocabularys_control_kind_with_a_reason(engine_module, mode):
+    result = engine_module.answer(take_control(mode))
+    assert result["answer"] is True
+    assert result["because"][0] == {"rule": "history",
+                                    "summary": f"events[1] (turn 2: take_control {mode}) gives "
+                                               f"{schema.vocabulary()['scenario']['take_control_modes'][mode]}"}
+
+
+def test_has_says_when_no_event_gives_the_kind(engine_module):
+    scenario = take_control("permanent")
+    scenario["ask"]["info_kind"] = "control_by_continuous_target"
+    result = engine_module.answer(scenario)
+    assert result["answer"] is False
+    assert result["because"][0]["summary"] == "no event of the scenario gives control_by_continuous_target"
+
+
+def test_the_runtime_refuses_a_kind_it_does_not_know(engine_module):
+    monster = engine_module._Monster()
+    with pytest.raises(ValueError, match="unknown info kind 'control_continuous_target'"):
+        monster.gain("control_continuous_target", 1)
+
+
+def test_the_engine_carries_the_schemas_vocabulary_tables(engine_module):
+    for name, value in vocabulary_tables().items():
+        assert getattr(engine_module, name) == value, name
+    scenario = schema.vocabulary()["scenario"]
+    assert engine_module.CONTROL_KINDS == scenario["take_control_modes"]
+    assert set(engine_module.PROCEDURAL_IDS) == set(schema.procedural_rules())
+
+
+def _runtime_code() -> ast.Module:
+    text = RUNTIME.read_text(encoding="utf-8")
+    return ast.parse(text.split("# ==== RUNTIME ====\n", 1)[1])
+
+
+def _first_string(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Tuple) and node.elts:
+        node = node.elts[0]
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def test_every_id_the_runtime_names_exists_in_the_schema():
+    kinds, gains = set(schema.info_kinds()), set(schema.vocabulary()["scenario"]["gains"])
+    named_kinds, named_gains, rule_ids = set(), set(), set()
+    for node in ast.walk(_runtime_code()):
+        # info kinds: keys of the monster's info, because and retention lookups
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            owner = node.func.value
+            owner_name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+            if node.func.attr in ("get", "setdefault") and owner_name in ("info", "because", "_RETENTION"):
+                value = _first_string(node.args[0])
+                if value is not None:
+                    named_kinds.add(value)
+        if isinstance(node, ast.Subscript) and getattr(node.value, "id", "") == "GAINS":
+            value = _first_string(node.slice)
+            if value is not None:
+                named_gains.add(value)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(
+                r"(position|battle)\.[a-z_]+", node.value):
+            rule_ids.add(node.value)
+    assert named_kinds == {"position_change_restrictions", "attack_declared"}  # the test sees what it checks
+    assert named_kinds <= kinds
+    assert named_gains and named_gains <= gains
+    assert len(rule_ids) >= 8 and rule_ids <= set(schema.procedural_rules()), rule_ids - set(schema.procedural_rules())
+
+
+def test_every_scenario_event_replays(engine_module):
+    """Each ``do`` of the scenario format has a branch or a GAINS entry."""
+    extra = {"summon": {"method": "synchro", "by": "A", "from": "extra_deck"}, "set": {"by": "A"},
+             "flip_summon": {"by": "A"}, "change_position": {"by": "manual"},
+             "take_control": {"mode": "temporary", "by": "B"}}
+    for do in engine_module._DOS:
+        scenario = {"id": do, "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "A"},
+                                         {"turn": 3, "do": do, **extra.get(do, {})}],
+                    "ask": {"turn": 3, "question": "has", "info_kind": "counters"}}
+        assert engine_module.answer(scenario)["answer"] in (True, False, "unknown"), do
+
+
+# --------------------------------------------------------------------------- one schema loader, validated
+
+@pytest.fixture
+def schema_copy(tmp_path, monkeypatch):
+    """A copy of schema/ that the loaders read instead of the project's."""
+    copy = tmp_path / "schema"
+    shutil.copytree(ROOT / "schema", copy)
+    monkeypatch.setattr(schema, "SCHEMA_DIR", copy)
+    for loader in LOADERS:
+        loader.cache_clear()
+    yield copy
+    monkeypatch.undo()
+    for loader in LOADERS:
+        loader.cache_clear()
+
+
+def _edit_json(path: Path, edit) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+def test_a_renamed_verdict_fails_the_build_with_one_line_naming_file_and_key(schema_copy, tmp_path):
+    _edit_json(schema_copy / "retention_terms.json",
+               lambda d: d["verdicts"].__setitem__("kep", d["verdicts"].pop("kept")))
+    result = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "out/db.duckdb"),
+                                       "--engine-out", str(tmp_path / "out/e.py")])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: {schema_copy / 'retention_terms.json'}: verdicts.kep is not a verdict "
+                      "(known: kept, lost, not_applicable)"]
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out/db.duckdb").exists()
+
+
+@pytest.mark.parametrize("file, edit, message", [
+    ("retention_terms.json", lambda d: d["topics"]["里侧·一时除外"]["指示物"].__setitem__("default", "counter"),
+     "topics.里侧·一时除外.指示物.default is not an info kind"),
+    ("retention_terms.json", lambda d: d["events"].__setitem__("face_up", ["表侧"]), "events.face_up is not an event"),
+    ("retention_terms.json", lambda d: d.pop("hypothetical"), "hypothetical is missing"),
+    ("procedural_rules.json", lambda d: d["rules"].append(dict(d["rules"][0])),
+     "rules[14].id 'position.manual_change_main_phase_only' is a duplicate"),
+    ("vocabulary.json", lambda d: d["scenario"]["take_control_modes"].__setitem__("temporary", "control_temp"),
+     "scenario.take_control_modes.temporary is not an info kind"),
+    ("markers.json", lambda d: d.__setitem__("example_labels", []), "example_labels must be a non-empty list"),
+])
+def test_each_schema_file_is_checked_key_by_key(schema_copy, file, edit, message):
+    _edit_json(schema_copy / file, edit)
+    with pytest.raises(schema.SchemaError) as info:
+        schema.check_all()
+    assert str(info.value).startswith(f"{schema_copy / file}: {message}")
+
+
+def test_a_tsv_without_its_columns_and_broken_json_are_named(schema_copy):
+    path = schema_copy / "channels.tsv"
+    path.write_text(path.read_text(encoding="utf-8").replace("label\tchannel", "labels\tchannel", 1), encoding="utf-8")
+    with pytest.raises(schema.SchemaError, match=r"channels.tsv: header lacks the columns \['label'\]"):
+        schema.check_all()
+    schema.channel_labels.cache_clear()
+    schema.markers.cache_clear()
+    path.write_text("label\tchannel\n", encoding="utf-8")
+    (schema_copy / "markers.json").write_text("{", encoding="utf-8")
+    with pytest.raises(schema.SchemaError, match=r"markers.json: not JSON: .* line 1"):
+        schema.check_all()
+
+
+def test_only_schema_py_opens_schema_files():
+    offenders = [p.name for p in (ROOT / "pipeline").glob("*.py")
+                 if p.name != "schema.py" and re.search(r"SCHEMA_DIR|\"schema\"|'schema'", p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+# --------------------------------------------------------------------------- light record types
+
+@pytest.mark.parametrize("module", ["pipeline.compile", "pipeline.generate", "pipeline.load", "pipeline.records",
+                                    "pipeline.cli", "pipeline.refresh", "pipeline.run", "pipeline.queries"])
+def test_no_stage_but_extract_loads_spacy(module):
+    code = f"import sys, {module}; print('spacy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_extract_loads_spacy_when_it_reads_a_page():
+    code = "import sys; from pipeline.extract import pipeline_for; pipeline_for('zh'); print('spacy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "True"
+
+
+# --------------------------------------------------------------------------- load: rows against the DDL
+
+def _sample_data() -> BuildData:
+    source = load_manifest()[0]
+    record = Record("r1", source.id, 0, 0, ("指示物",), "principle", "", "current", "「月之书」仍然是。16/1/8",
+                    "「月之书」仍然是。16/1/8", dates=[RulingDate("16/1/8", 10, 16, "2016-01-08", True, "")],
+                    cards=[CardMention("月之书", 1, 4, None, "月之书")],
+                    statements=[Statement("counters", "face_down", "kept")])
+    rules = compile_rules([record])
+    procedural = [ProceduralRule("battle.attack_once_per_turn", "once", ("r1",), ("2016-01-08",))]
+    return BuildData([source], [SnapshotInfo(source.id, "0" * 64, 10)], [record], rules, procedural,
+                     {"run_id": 1, "kind": "build", "started_at": "2026-01-01T00:00:00",
+                      "ended_at": "2026-01-01T00:00:01", "tried": 1, "unchanged": 0, "changed": 1, "failed": 0,
+                      "details": ""}, {"rules_hash": "x"})
+
+
+def test_the_row_builders_fill_every_column_of_the_ddl():
+    rows = load._rows(_sample_data())
+    filled = {table for table, table_rows in rows.items() if table_rows}
+    assert filled == set(load.columns()) - {"record_changes"}  # a build starts the change log empty
+    for table in filled:
+        assert list(rows[table][0]) == list(load.columns()[table]), table
+
+
+def test_a_column_added_to_the_ddl_is_caught_when_its_builder_misses_it(monkeypatch):
+    ddl = schema.ddl() + "\nALTER TABLE statements ADD COLUMN confidence DOUBLE;\n"
+    monkeypatch.setattr(load, "ddl", lambda: ddl)
+    load.columns.cache_clear()
+    try:
+        assert "confidence" in load.columns()["statements"]
+        with pytest.raises(LoadError, match=r"rows of table statements do not match schema/ddl.sql: "
+                                            r"missing \['confidence'\]"):
+            load._rows(_sample_data())
+    finally:
+        monkeypatch.undo()
+        load.columns.cache_clear()
