@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test setup setup-test bench clean
+.PHONY: run test test-slow setup setup-test bench clean
 
 $(BIN)/rulings: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,11 @@ run: setup
 	$(BIN)/rulings build
 
 test: setup-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# The slow tests (the benchmark on a small corpus); CI runs them after `make test`.
+test-slow: setup-test
+	$(BIN)/python -m pytest -q -m slow
 
 bench: setup
 	$(BIN)/python -m bench

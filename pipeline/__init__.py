@@ -1,7 +1,12 @@
-"""The rulings corpus pipeline: normalize -> extract -> load -> compile -> generate.
+"""The rulings corpus pipeline.
 
-Each stage is one module with a plain input and output type; :mod:`pipeline.cli`
-only wires them together.
+Per page: corpus (snapshot bytes) -> normalize (text blocks) -> extract
+(ruling records with statements); then, over every record: compile (the
+rules table) -> generate (the engine module). load writes what each step
+produces into DuckDB; queries reads it back. Each stage is one module with a
+plain input and output type (:mod:`pipeline.records`, :mod:`pipeline.schema`
+are shared by all); :mod:`pipeline.run` (build) and :mod:`pipeline.refresh`
+orchestrate, :mod:`pipeline.cli` only parses arguments and prints.
 """
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Stage 4, compile: statements -> the executable rules table.
+"""Stage 3, compile: statements -> the executable rules table.
 
 One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
 

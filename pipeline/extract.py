@@ -1,4 +1,4 @@
-"""Stage 2, extract: :class:`~pipeline.normalize.Page` -> ruling :class:`Record` s.
+"""Stage 2, extract: :class:`~pipeline.normalize.Page` -> ruling :class:`~pipeline.records.Record` s.
 
 A record is one ruling sentence (or example line) with its section path, its
 dates, the cards it names in 「」, and what it states. Dates and card names

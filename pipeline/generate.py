@@ -1,4 +1,4 @@
-"""Stage 5, generate: the rules table -> a standalone Python engine module.
+"""Stage 4, generate: the rules table -> a standalone Python engine module.
 
 The module is the compiled tables written as Python literals, followed by the
 runtime of ``engine/runtime.py`` (standard library only). It is

@@ -1,5 +1,7 @@
--- DuckDB schema of the rulings database (pipeline/load.py). One build or
--- refresh writes all tables in one transaction.
+-- DuckDB schema of the rulings database. pipeline/load.py reads each table's
+-- columns from here and fills them with one row builder per table. A build
+-- writes a new file in batches and renames it over the old one when complete;
+-- a refresh writes in place, in one transaction.
 
 CREATE TABLE IF NOT EXISTS sources (
     source_id   VARCHAR PRIMARY KEY,   -- stable id from corpus/manifest.tsv

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ["normalize", "extract", "compile", "load", "generate"]
 FIGURES = (["floor", "floor_beautifulsoup"] + [f"build_{s}" for s in STAGES] + ["build_total", "build_floor_ratio"]
@@ -16,6 +18,7 @@ FIGURES = (["floor", "floor_beautifulsoup"] + [f"build_{s}" for s in STAGES] + [
 LINE = re.compile(r"^([a-z_]+): ([0-9.e+-]+) (\S+)")
 
 
+@pytest.mark.slow
 def test_bench_prints_every_figure_with_a_positive_number(tmp_path):
     out = subprocess.run([sys.executable, "-m", "bench", "--pages", "24", "--quick", "--keep", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
