@@ -10,8 +10,9 @@ One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
   overridden verdicts stay visible in ``conflicts`` with their records;
   ``changed_on`` is the date of the winning ruling when it is later than every
   overridden one;
-* superseded (struck-through) records never decide a verdict; they are listed
-  in the rule's citations with role ``superseded``.
+* superseded (struck-through) records and the withdrawn (struck-through)
+  sentences of current records never decide a verdict; they are listed in
+  the rule's citations with role ``superseded``.
 
 Procedural rules (seeds 000 and 003) compile to :class:`ProceduralRule`: the
 rule id with the records that state it.
@@ -76,13 +77,14 @@ def compile_rules(records: list[Record]) -> list[Rule]:
     _check_statements(records)
     stated: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
     superseded: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
-    examples: dict[tuple[str, str, str], list[Record]] = defaultdict(list)  # (principle, kind, event)
+    # (principle, kind, event) -> the examples illustrating it
+    examples: dict[tuple[str, str, str], list[tuple[Record, Statement]]] = defaultdict(list)
     for r in records:
         for s in r.statements:
             if s.basis == "example":
                 if r.status != "superseded":
-                    examples[(s.principle_id, s.info_kind, s.event)].append(r)
-            elif r.status == "superseded":
+                    examples[(s.principle_id, s.info_kind, s.event)].append((r, s))
+            elif r.status == "superseded" or s.basis == "withdrawn":
                 superseded[(s.info_kind, s.event)].append((r, s))
             else:
                 stated[(s.info_kind, s.event)].append((r, s))
@@ -101,10 +103,11 @@ def _check_statements(records: list[Record]) -> None:
                                        source_id=r.source_id, place=f"record {r.id}")
 
 
-def _effective_date(record: Record, kind: str, event: str, examples: dict) -> str:
-    dates = list(record.valid_dates)
-    for ex in examples.get((record.id, kind, event), []):
-        dates.extend(ex.valid_dates)
+def _effective_date(record: Record, statement: Statement, examples: dict) -> str:
+    """The latest date of a statement or of the examples illustrating it."""
+    dates = list(record.dates_of(statement))
+    for ex, ex_statement in examples.get((record.id, statement.info_kind, statement.event), []):
+        dates.extend(ex.dates_of(ex_statement))
     return max(dates) if dates else ""
 
 
@@ -113,11 +116,12 @@ def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], 
     rule = Rule(kind, event, "unknown")
     if items:
         for r, s in _decide(rule, items, examples):
-            rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, r.valid_dates, "stated"))
-            for ex in examples.get((r.id, kind, event), []):
-                rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, ex.valid_dates, "example"))
+            rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, r.dates_of(s), "stated"))
+            for ex, ex_statement in examples.get((r.id, kind, event), []):
+                rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, ex.dates_of(ex_statement),
+                                               "example"))
     for r, s in superseded:
-        rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, r.valid_dates, "stated"))
+        rule.citations.append(Citation(r.id, r.source_id, "superseded", s.verdict, r.dates_of(s), "stated"))
     # One citation per record and role, supports first, then by date.
     seen, unique = set(), []
     for c in sorted(rule.citations, key=lambda c: (c.role != "supports", c.dates[-1:] or ("",), c.record_id)):
@@ -134,7 +138,7 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict) -
     (record, statement) pairs that support the verdict."""
     by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
     for r, s in items:
-        by_verdict[s.verdict].append((r, s, _effective_date(r, rule.info_kind, rule.event, examples)))
+        by_verdict[s.verdict].append((r, s, _effective_date(r, s, examples)))
     conditions = sorted({s.condition for _, s in items if s.condition})
     if conditions and len(by_verdict) > 1:
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
@@ -148,7 +152,7 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict) -
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),
                                "latest_date": max(d for _, _, d in by_verdict[v]) or None})
         for r, s, _ in by_verdict[v]:
-            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.valid_dates, "stated"))
+            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
     lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
     if lost_dates and win_date and win_date > max(lost_dates):

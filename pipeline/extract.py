@@ -75,8 +75,17 @@ def _channel_line() -> re.Pattern:
     return re.compile(rf"^\s*({_alternatives(list(channel_labels()))})\s*[：:]\s*$", re.I)
 
 
+@lru_cache(maxsize=1)
+def _pending_pattern() -> re.Pattern:
+    """A pending marker (``调整中``) not followed by one of its answer
+    suffixes (``调整中确认``: the answer to a question that was under review)."""
+    m = markers()
+    answered = _alternatives(m["answered_suffixes"])
+    return re.compile(rf"(?:{_alternatives(m['pending_markers'])})(?!{answered})")
+
+
 def _pending(sentence: str) -> bool:
-    return any(marker in sentence for marker in markers()["pending_markers"])
+    return _pending_pattern().search(sentence) is not None
 
 
 def _retention_patterns() -> list[dict]:
@@ -209,24 +218,33 @@ def record_id(source_id: str, section: tuple[str, ...], norm: str, occurrence: i
     return "r" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:15]
 
 
-def _struck_share(line: Line, a: int, b: int) -> float:
-    if not line.struck:
+def _struck_share(text: str, struck, a: int, b: int) -> float:
+    """Share of the non-space characters of ``text[a:b]`` that are struck through."""
+    if not struck:
         return 0.0
-    chars = sum(1 for ch in line.text[a:b] if not ch.isspace())
+    chars = sum(1 for ch in text[a:b] if not ch.isspace())
     if not chars:
         return 0.0
-    struck = sum(1 for s, e in line.struck for i in range(max(a, s), min(b, e)) if not line.text[i].isspace())
-    return struck / chars
+    hit = sum(1 for s, e in struck for i in range(max(a, s), min(b, e)) if not text[i].isspace())
+    return hit / chars
+
+
+def _withdrawn_text(text: str, struck) -> str:
+    return " ".join(part for part in (text[a:b].strip() for a, b in struck) if part)
 
 
 def segment(page: Page) -> list[Record]:
-    """Blocks -> records (no annotations yet): roles, channels, status, ids."""
+    """Blocks -> records (no annotations yet): one record per line as the
+    page writes it, with its sentences, role, channel, status and id; a
+    nested list item's record points to its parent's."""
     records: list[Record] = []
     seen: Counter = Counter()
+    last_of_block: dict[int, str] = {}  # block index -> id of its last record
     for block in page.blocks:
         example_mode = False
         channel = ""
         norm_section = tuple(canonical_text(h, page.language, page.script, page.region) for h in block.section)
+        parent_id = last_of_block.get(block.parent, "") if block.parent is not None else ""
         for line in _merge_continued(block.lines):
             text = line.text
             if label_line().match(text):
@@ -240,32 +258,60 @@ def segment(page: Page) -> list[Record]:
             prefix = example_prefix().match(text)
             # An "example" line that names no card states a principle.
             line_is_example = (example_mode or bool(prefix)) and (page.language != "zh" or "「" in text)
-            for a, b in split_sentences(text, page.language):
-                if prefix and a < prefix.end():
-                    a = prefix.end()
-                sentence = text[a:b].strip()
-                if not sentence:
-                    continue
-                a = text.index(sentence, a)
-                b = a + len(sentence)
-                role = "example" if line_is_example else "principle"
-                status = "superseded" if _struck_share(line, a, b) > 0.5 else "current"
-                if status == "current" and (_pending(sentence) or channel.startswith("under_review")):
-                    status = "pending"
-                norm = canonical_text(sentence, page.language, page.script, page.region)
-                key = (norm_section, norm)
-                seen[key] += 1
-                records.append(Record(
-                    id=record_id(page.source_id, norm_section, norm, seen[key]),
-                    source_id=page.source_id, seq=len(records), block=block.index, section=block.section,
-                    role=role, channel=channel, status=status, text=sentence, norm=norm,
-                    links=[(l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b],
-                    norm_section=norm_section,
-                ))
+            role = "note" if block.note else "example" if line_is_example else "principle"
+            record = _record(page, block.index, block.section, norm_section, line, prefix.end() if prefix else 0,
+                             role, channel, seen, len(records))
+            if record is None:
+                continue
+            record.parent_id = parent_id
+            records.append(record)
+            last_of_block[block.index] = record.id
     return records
 
 
+def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tuple[str, ...], line: Line, skip: int,
+            role: str, channel: str, seen: Counter, seq: int) -> Record | None:
+    """The record of one line (from character ``skip``: after an example
+    label), or None when nothing is left."""
+    raw = line.text
+    text = raw[skip:].strip()
+    if not text:
+        return None
+    a = raw.index(text, skip)
+    b = a + len(text)
+    struck = [(max(s, a) - a, min(e, b) - a) for s, e in line.struck if min(e, b) > max(s, a)]
+    sentences = split_sentences(text, page.language)
+    struck_sentences = [_struck_share(text, struck, x, y) > 0.5 for x, y in sentences]
+    if all(struck_sentences) if sentences else _struck_share(text, struck, 0, len(text)) > 0.5:
+        status, withdrawn = "superseded", ""
+    else:
+        status, withdrawn = "current", _withdrawn_text(text, struck)
+        current = [text[x:y] for (x, y), gone in zip(sentences, struck_sentences) if not gone]
+        if channel == "under_review" or any(_pending(sentence) for sentence in current):
+            status = "pending"
+    norm = canonical_text(text, page.language, page.script, page.region)
+    seen[(norm_section, norm)] += 1
+    return Record(
+        id=record_id(page.source_id, norm_section, norm, seen[(norm_section, norm)]),
+        source_id=page.source_id, seq=seq, block=block, section=section, role=role, channel=channel, status=status,
+        text=text, norm=norm, links=[(l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b],
+        norm_section=norm_section, sentences=sentences, struck=struck, withdrawn=withdrawn,
+    )
+
+
 # --------------------------------------------------------------------------- annotations
+
+@dataclass
+class _Sentence:
+    """One sentence of a record for statement resolution: its spaCy doc, its
+    canonical text, whether it is struck through, its range in the record."""
+
+    doc: Doc | None
+    norm: str
+    struck: bool
+    start: int
+    end: int
+
 
 @lru_cache(maxsize=1)
 def _procedural_word_sets() -> tuple[tuple[frozenset[str], ...], re.Pattern]:
@@ -294,24 +340,34 @@ def needs_matching(record: Record, language: str) -> bool:
     return any(phrase_set <= found or all(p in lowered for p in phrase_set) for phrase_set in sets)
 
 
-def annotate(records: list[Record], language: str, script: str = "Hans", region: str = "") -> list[Doc | None]:
+def annotate(records: list[Record], language: str, script: str = "Hans",
+             region: str = "") -> list[list[_Sentence] | None]:
     """Copy dates, cards (with their names in Simplified script, converted for
     ``script`` and ``region``) and procedural rules onto the records; run the
-    spaCy pipeline (batched) over those :func:`needs_matching` picks.
-    Returns one doc per record (None where no matching was needed) for
-    statement resolution. Raises ExtractError naming the block for a
-    sentence over spaCy's length limit."""
+    spaCy pipeline (batched) over the sentences of the records
+    :func:`needs_matching` picks. Returns per record its sentences' (doc,
+    canonical text, struck through) for statement resolution (None where no
+    matching was needed). Raises ExtractError naming the block for a record
+    over spaCy's length limit."""
     nlp = pipeline_for("zh" if language == "zh" else "en")
     for record in records:  # every record, matched or not: the limit bounds what a page can store
         if len(record.norm) > nlp.max_length:
-            raise ExtractError(f"a sentence of {len(record.norm)} characters is over the limit of {nlp.max_length}",
+            raise ExtractError(f"a ruling of {len(record.norm)} characters is over the limit of {nlp.max_length}",
                                source_id=record.source_id,
                                place=f"block {record.block} (section {' / '.join(record.section) or '-'})")
-    matched = [i for i, r in enumerate(records) if needs_matching(r, language)]
-    docs: list[Doc | None] = [None] * len(records)
-    for i, doc in zip(matched, nlp.pipe((records[i].norm for i in matched), batch_size=256)):
-        docs[i] = doc
-        records[i].procedural = list(doc.user_data.get("procedural", []))
+    jobs: list[tuple[int, _Sentence]] = []
+    for i, record in enumerate(records):
+        if needs_matching(record, language):
+            for a, b in record.sentences or [(0, len(record.text))]:
+                norm = canonical_text(record.text[a:b], language, script, region)
+                jobs.append((i, _Sentence(None, norm, _struck_share(record.text, record.struck, a, b) > 0.5, a, b)))
+    docs: list[list[_Sentence] | None] = [None] * len(records)
+    for (i, sentence), doc in zip(jobs, nlp.pipe((sentence.norm for _, sentence in jobs), batch_size=256)):
+        sentence.doc = doc
+        docs[i] = (docs[i] or []) + [sentence]
+        for rule_id in doc.user_data.get("procedural", []):
+            if not sentence.struck and rule_id not in records[i].procedural:
+                records[i].procedural.append(rule_id)
     for record in records:
         _dates_and_cards(record, language, script, region)
     return docs
@@ -519,45 +575,67 @@ def _section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str
     return None
 
 
-def resolve_statements(records: list[Record], docs: list[Doc | None], all_kinds: list[str]) -> None:
-    """Fill ``record.statements``: principles state, examples support.
+def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None], all_kinds: list[str]) -> None:
+    """Fill ``record.statements`` from its sentences: principles state,
+    examples support.
 
-    An example supports the statements of the principles just before it in
-    its block (those since the previous run of examples) whose event it
-    mentions, or all of them when it mentions no event.
+    A principle's sentences are read in order with what the block and the
+    section said before as context; what a struck-through sentence of a
+    record that is otherwise current says is kept with basis ``withdrawn``
+    (history, never a verdict) and is no context for what follows. An example
+    supports the statements of the principles just before it in its block
+    (those since the previous run of examples) whose event it mentions, or
+    all of them when it mentions no event.
     """
     block_kinds: dict[int, list[str]] = {}
     section_last: dict[tuple[str, ...], tuple[list[str], list[str], str]] = {}
     principles: dict[int, list[Record]] = {}
     last_role: dict[int, str] = {}
-    for record, doc in zip(records, docs):
+    for record, sentences in zip(records, docs):
         section = record.norm_section or record.section
         cfg = _section_config(section)
-        if cfg is None or doc is None:
+        if cfg is None or sentences is None:
             continue
         if record.role == "example":
             last_role[record.block] = "example"
-            events = {x.value for x in _terms(doc, record.norm) if x.kind == "EVENT"}
-            for principle in principles.get(record.block, []):
-                for s in principle.statements:
-                    if s.basis == "stated" and (not events or s.event in events):
-                        record.statements.append(Statement(s.info_kind, s.event, s.verdict, s.condition,
-                                                           "example", principle.id))
+            _support_principles(record, sentences, principles.get(record.block, []))
             continue
         ctx_key = section[:2]
-        ctx = _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key))
-        statements, kinds = _sentence_statements(doc, record.norm, ctx, all_kinds)
-        record.statements = statements
-        if statements and record.status != "superseded":
+        superseded = record.status == "superseded"
+        for sentence in sentences:
+            withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
+            ctx = _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key))
+            statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
+            dates = _sentence_dates(record, sentence)
+            for x in statements:
+                record.add_statement(Statement(x.info_kind, x.event, x.verdict, x.condition,
+                                               "withdrawn" if withdrawn else x.basis, x.principle_id, dates))
+            if statements and not superseded and not withdrawn:
+                if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
+                    block_kinds[record.block] = kinds
+                section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
+                                         sorted({x.event for x in statements}), statements[-1].verdict)
+        if any(x.basis == "stated" for x in record.statements) and not superseded:
             if last_role.get(record.block) == "example":
                 principles[record.block] = []
             last_role[record.block] = "principle"
             principles.setdefault(record.block, []).append(record)
-            if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
-                block_kinds[record.block] = kinds
-            s = statements[-1]
-            section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
-                                     sorted({x.event for x in statements}), s.verdict)
+
+
+def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:
+    """The valid dates written inside ``sentence`` (its trailing stamps and
+    date links); empty when it has none (the record's dates stand for it)."""
+    return tuple(sorted({d.iso for d in record.dates
+                         if d.valid and d.iso and sentence.start <= d.start < sentence.end}))
+
+
+def _support_principles(record: Record, sentences: list[_Sentence], principles: list[Record]) -> None:
+    """An example's statements: those of ``principles`` whose event it names."""
+    events = {x.value for sentence in sentences for x in _terms(sentence.doc, sentence.norm) if x.kind == "EVENT"}
+    for principle in principles:
+        for s in principle.statements:
+            if s.basis == "stated" and (not events or s.event in events):
+                record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition, "example", principle.id))
 
 
 # --------------------------------------------------------------------------- entry point

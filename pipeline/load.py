@@ -115,7 +115,7 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
         rows["records"].append({
             "record_id": r.id, "source_id": r.source_id, "seq": r.seq, "block": r.block,
             "section_path": " / ".join(r.section), "role": r.role, "channel": r.channel or None,
-            "status": r.status, "text": r.text, "norm_text": r.norm, "snapshot_hash": snapshot_of.get(r.source_id),
+            "status": r.status, "withdrawn": r.withdrawn, "parent_id": r.parent_id or None, "text": r.text, "norm_text": r.norm, "snapshot_hash": snapshot_of.get(r.source_id),
             "first_seen_run": run_id, "retired_run": None})
         faq: dict[str, list[tuple[str, str]]] = {}  # the same date may link two FAQ entries: keep both, in order
         for raw, fid, url in r.faq:
@@ -135,7 +135,8 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
         for st in r.statements:
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
-                "condition": st.condition, "basis": st.basis, "principle_id": st.principle_id or None})
+                "condition": st.condition, "basis": st.basis, "principle_id": st.principle_id or None,
+                "dates": list(st.dates)})
     for table, table_rows in rows.items():
         if table_rows:
             check_row(table, table_rows[0])
@@ -165,7 +166,8 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, 
         for c in rule.citations:
             rows["rule_citations"].append({
                 "info_kind": rule.info_kind, "event": rule.event, "record_id": c.record_id, "role": c.role,
-                "verdict": c.verdict, "date": c.dates[-1] if c.dates else None, "source_id": c.source_id})
+                "verdict": c.verdict, "date": c.dates[-1] if c.dates else None, "source_id": c.source_id,
+                "dates": list(c.dates)})
     rows["procedural_rules"] = [{"rule_id": p.rule_id, "summary": p.summary, "record_ids": list(p.record_ids)}
                                 for p in procedural]
     return rows
@@ -477,12 +479,15 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
             params.append(list(source_ids))
         if not include_retired:
             where.append("retired_run IS NULL")
-        sql = ("SELECT record_id, source_id, seq, block, section_path, role, channel, status, text, norm_text "
-               "FROM records" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY source_id, seq")
+        sql = ("SELECT record_id, source_id, seq, block, section_path, role, channel, status, text, norm_text, "
+               "withdrawn, parent_id FROM records" + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY source_id, seq")
         records = {}
-        for rid, sid, seq, block, section, role, channel, status, text, norm in con.execute(sql, params).fetchall():
+        for (rid, sid, seq, block, section, role, channel, status, text, norm, withdrawn,
+             parent_id) in con.execute(sql, params).fetchall():
             records[rid] = Record(rid, sid, seq, block, tuple(section.split(" / ")) if section else (), role,
-                                  channel or "", status, text, norm)
+                                  channel or "", status, text, norm, withdrawn=withdrawn or "",
+                                  parent_id=parent_id or "")
         if not records:
             return []
         ids = list(records)
@@ -499,16 +504,18 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
                 "SELECT record_id, name, url, norm_name FROM card_mentions WHERE record_id IN (SELECT unnest(?)) "
                 "ORDER BY record_id, ord", [ids]).fetchall():
             records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or ""))
-        for rid, kind, event, verdict, condition, basis, principle in con.execute(
-                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id FROM statements "
+        for rid, kind, event, verdict, condition, basis, principle, dates in con.execute(
+                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates FROM statements "
                 "WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
-            records[rid].statements.append(Statement(kind, event, verdict, condition or "", basis, principle or ""))
+            records[rid].statements.append(Statement(kind, event, verdict, condition or "", basis, principle or "",
+                                                     tuple(d.isoformat() for d in dates or ())))
         for rule_id, record_ids in con.execute("SELECT rule_id, record_ids FROM procedural_rules").fetchall():
             for rid in record_ids:
                 if rid in records:
                     records[rid].procedural.append(rule_id)
         for rec in records.values():
-            rec.statements.sort(key=lambda s: (s.basis, s.info_kind, s.event, s.verdict, s.condition, s.principle_id))
+            rec.statements.sort(key=lambda s: (s.basis, s.info_kind, s.event, s.verdict, s.condition, s.principle_id,
+                                               s.dates))
         return list(records.values())
     finally:
         con.close()

@@ -52,7 +52,13 @@ from .schema import markers
 
 STRIKE_TAGS = {"del", "s", "strike"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-BLOCK_TAGS = {"p", "dd", "dt", "pre", "blockquote", "caption", "figcaption"}
+BLOCK_TAGS = {"p", "dd", "dt", "pre", "caption", "figcaption"}
+# Phrasing content: a run of these and text is one line, never cut apart.
+INLINE_TAGS = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins",
+               "kbd", "mark", "q", "rb", "rp", "rt", "rtc", "ruby", "s", "samp", "small", "span", "strike", "strong",
+               "sub", "sup", "time", "tt", "u", "var", "wbr", "br", "img"}
+CELL_TAGS = {"td", "th"}
+CELL_SEPARATOR = " | "  # between the cells of a table row
 
 
 @dataclass(frozen=True)
@@ -75,12 +81,16 @@ class Line:
 
 @dataclass
 class Block:
-    """A paragraph-like unit (a Sphinx line-block, a ``<p>``, a list item)."""
+    """A paragraph-like unit (a Sphinx line-block, a ``<p>``, a list item);
+    ``parent`` is the index of the block of the list item this one is nested
+    in, or of the ruling a footnote (``note``) belongs to."""
 
     index: int
     section: tuple[str, ...]
     lines: list[Line]
     bullet: bool = False
+    parent: int | None = None
+    note: bool = False
 
 
 @dataclass
@@ -159,10 +169,23 @@ def _content_xpaths() -> tuple:
 
 
 @lru_cache(maxsize=1)
-def _chrome() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(tags, classes, ARIA roles) of site chrome, from ``schema/markers.json``."""
+def _chrome() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
+    """(tags, classes, ARIA roles) of site chrome and the (classes, roles)
+    that keep such an element as content, from ``schema/markers.json``."""
     chrome = markers()["chrome"]
-    return frozenset(chrome["tags"]), frozenset(chrome["classes"]), frozenset(chrome["roles"])
+    return (frozenset(chrome["tags"]), frozenset(chrome["classes"]), frozenset(chrome["roles"]),
+            frozenset(chrome["keep_classes"]), frozenset(chrome["keep_roles"]))
+
+
+@lru_cache(maxsize=1)
+def _footnote_markers() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    m = markers()
+    return frozenset(m["footnote_classes"]), frozenset(m["footnote_roles"]), frozenset(m["footnote_label_classes"])
+
+
+def _is_footnote(el, classes: frozenset[str]) -> bool:
+    footnote_classes, roles, _ = _footnote_markers()
+    return bool(classes & footnote_classes) or el.get("role") in roles
 
 
 def _classes(el) -> frozenset[str]:
@@ -171,10 +194,10 @@ def _classes(el) -> frozenset[str]:
 
 
 def _is_chrome(el, classes: frozenset[str]) -> bool:
-    tags, chrome_classes, roles = _chrome()
-    if el.tag in tags or classes & chrome_classes:
-        return True
-    return el.get("role") in roles
+    tags, chrome_classes, roles, keep_classes, keep_roles = _chrome()
+    if el.tag in tags or classes & chrome_classes or el.get("role") in roles:
+        return not (classes & keep_classes or el.get("role") in keep_roles)
+    return False
 
 
 def _items(el):
@@ -193,109 +216,179 @@ def _collapse(text: str) -> str:
     return _WHITESPACE.sub(" ", text)
 
 
-def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
-    """Text of ``element`` with the ranges of struck text and links; elements
-    in ``skip`` (an admonition's title, already a section name) are left out."""
-    parts: list[str] = []
-    struck: list[tuple[int, int]] = []
-    links: list[Link] = []
-    pos = 0
+class _LineBuilder:
+    """Collects one line of text from text pieces and inline elements, with
+    the ranges of struck text and links; elements in ``skip`` (an
+    admonition's title, already a section name) and site chrome are left
+    out. Table cells are separated by :data:`CELL_SEPARATOR`."""
 
-    def add(raw: str | None, in_strike: bool) -> None:
-        nonlocal pos
+    def __init__(self, skip: frozenset | set = frozenset()):
+        self.skip = skip
+        self.parts: list[str] = []
+        self.struck: list[tuple[int, int]] = []
+        self.links: list[Link] = []
+        self.pos = 0
+
+    def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
             s = _WHITESPACE.sub(" ", raw)
-            parts.append(s)
+            self.parts.append(s)
             if in_strike:
-                struck.append((pos, pos + len(s)))
-            pos += len(s)
+                self.struck.append((self.pos, self.pos + len(s)))
+            self.pos += len(s)
 
-    # lxml's iterwalk, not recursion: hostile pages nest thousands of levels deep.
-    # One frame per open element: (inside struck text, text position at its start, read).
-    frames: list[tuple[bool, int, bool]] = []
-    walker = etree.iterwalk(element, events=("start", "end"))
-    for event, el in walker:
-        if event == "start":
-            if el is element:
-                frames.append((False, 0, True))
-                add(el.text, False)
-                continue
-            in_strike = frames[-1][0]
-            tag = el.tag
-            if tag == "br":
-                parts.append(" ")
-                pos += 1
-                walker.skip_subtree()
-                frames.append((in_strike, pos, False))
-                continue
-            classes = _classes(el) if isinstance(tag, str) else _NO_CLASSES
-            if not isinstance(tag, str) or _is_chrome(el, classes) or el in skip:
-                walker.skip_subtree()
-                frames.append((in_strike, pos, False))
-                continue
-            strike = in_strike or tag in STRIKE_TAGS or "strike" in classes
-            frames.append((strike, pos, True))
-            add(el.text, strike)
-        else:
-            _, start, read = frames.pop()
-            if el is element:
-                break
-            if read and el.tag == "a" and pos > start:
-                href = el.get("href")
-                if href:
-                    links.append(Link(start, pos, href))
-            add(el.tail, frames[-1][0])
-    raw = "".join(parts)
-    text = raw.strip()
-    if not struck and not links:
-        return Line(text)
-    lead = len(raw) - len(raw.lstrip())
-    shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
-    shifted_links = ((shift(l.start, l.end), l.href) for l in links)
-    return Line(
-        text=text,
-        struck=tuple(r for r in (shift(a, b) for a, b in struck) if r[1] > r[0]),
-        links=tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a),
-    )
+    def element(self, element, in_strike: bool = False) -> None:
+        """Add ``element`` and its subtree (not its tail)."""
+        # lxml's iterwalk, not recursion: hostile pages nest thousands of levels deep.
+        # One frame per open element: (inside struck text, text position at its start, read).
+        frames: list[tuple[bool, int, bool]] = [(in_strike, self.pos, True)]
+        walker = etree.iterwalk(element, events=("start", "end"))
+        for event, el in walker:
+            if event == "start":
+                outer_strike = frames[-1][0]
+                tag = el.tag
+                if tag == "br":
+                    self.parts.append(" ")
+                    self.pos += 1
+                    walker.skip_subtree()
+                    frames.append((outer_strike, self.pos, False))
+                    continue
+                classes = _classes(el) if isinstance(tag, str) else _NO_CLASSES
+                if not isinstance(tag, str) or _is_chrome(el, classes) or el in self.skip:
+                    walker.skip_subtree()
+                    frames.append((outer_strike, self.pos, False))
+                    continue
+                if tag in CELL_TAGS and self.pos and self.parts[-1].strip():
+                    self.parts.append(CELL_SEPARATOR)
+                    self.pos += len(CELL_SEPARATOR)
+                strike = outer_strike or tag in STRIKE_TAGS or "strike" in classes
+                frames.append((strike, self.pos, True))
+                self.text(el.text, strike)
+            else:
+                _, start, read = frames.pop()
+                if read and el.tag == "a" and self.pos > start:
+                    href = el.get("href")
+                    if href:
+                        self.links.append(Link(start, self.pos, href))
+                if el is element:
+                    break
+                self.text(el.tail, frames[-1][0])
+
+    def line(self) -> Line:
+        raw = "".join(self.parts)
+        text = raw.strip()
+        if not self.struck and not self.links:
+            return Line(text)
+        lead = len(raw) - len(raw.lstrip())
+        shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
+        shifted_links = ((shift(l.start, l.end), l.href) for l in self.links)
+        return Line(
+            text=text,
+            struck=tuple(r for r in (shift(a, b) for a, b in self.struck) if r[1] > r[0]),
+            links=tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a),
+        )
+
+
+def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
+    """The text of ``element``'s content (not the element's own tail) as one
+    line, with struck ranges and links."""
+    builder = _LineBuilder(skip)
+    builder.text(element.text)
+    for child in element:
+        if isinstance(child.tag, str):
+            builder.element(child)
+        builder.text(child.tail)
+    return builder.line()
+
+
+@dataclass
+class _Frame:
+    """An open container of the walk: its items left, the section names its
+    admonitions add, whether it is a list item, the block its nested items
+    belong to, and the inline run (text and inline elements) collected so far."""
+
+    items: object
+    extra: tuple[str, ...]
+    bullet: bool
+    parent: int | None = None
+    item: bool = False  # a list item: its own text is the parent of its nested items
+    note: bool = False  # a footnote: its blocks are notes of the ruling it belongs to
+    run: list = field(default_factory=list)
+
+    def child(self, element, extra: tuple[str, ...] | None = None, bullet: bool | None = None,
+              parent: int | None = None, item: bool = False, note: bool = False) -> _Frame:
+        """The frame of ``element``, inside this one."""
+        return _Frame(_items(element), self.extra if extra is None else extra, self.bullet if bullet is None else bullet,
+                      self.parent if parent is None else parent, item, note or self.note)
 
 
 class _HtmlWalker:
-    """Walks the content element in document order and emits blocks."""
+    """Walks the content element in document order and emits blocks: one
+    line per ruling as the page writes it (a line of a line-block, a
+    paragraph, a list item's own text, a table row, a run of text and inline
+    markup between two block elements), whatever inline markup it holds."""
 
-    def __init__(self) -> None:
+    def __init__(self, footnote_ids: frozenset[str] = frozenset()) -> None:
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
-        self.skip: set = set()  # admonition titles, already used as a section name
+        self.skip: set = set()  # admonition titles, already used as a section name; footnote labels
+        self.footnote_ids = footnote_ids
+        self.footnote_refs: dict[str, int] = {}  # footnote id -> the block whose ruling refers to it
 
     def section(self, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         return tuple(t for _, t in self.headings) + extra
 
-    def emit(self, lines: list[Line], extra: tuple[str, ...], bullet: bool) -> None:
+    def emit(self, lines: list[Line], frame: _Frame) -> int | None:
+        """Add a block of ``lines`` in ``frame``'s place; returns its index."""
         lines = [l for l in lines if l.text]
-        if lines:
-            self.blocks.append(Block(len(self.blocks), self.section(extra), lines, bullet))
+        if not lines:
+            return None
+        index = len(self.blocks)
+        self.blocks.append(Block(index, self.section(frame.extra), lines, frame.bullet, frame.parent, frame.note))
+        if self.footnote_ids:
+            for line in lines:
+                for link in line.links:
+                    if link.href.startswith("#") and link.href[1:] in self.footnote_ids:
+                        self.footnote_refs.setdefault(link.href[1:], index)
+        return index
 
     def walk(self, element, extra: tuple[str, ...] = (), bullet: bool = False) -> None:
         # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
-        stack = [[_items(element), extra, bullet]]
+        stack = [_Frame(_items(element), extra, bullet)]
         while stack:
             frame = stack[-1]
-            child = next(frame[0], None)
+            child = next(frame.items, None)
             if child is None:
+                self.flush(frame)
                 stack.pop()
                 continue
+            if isinstance(child, str) or (child.tag in INLINE_TAGS and not _is_chrome(child, _classes(child))):
+                frame.run.append(child)
+                continue
+            self.flush(frame)
             inner = self._visit(child, frame)
             if inner is not None:
                 stack.append(inner)
 
-    def _visit(self, child, frame: list) -> list | None:
-        """Handle one item of the element of ``frame`` = [items left, extra
-        section names, bullet]; returns the frame to descend into, if any."""
-        _, extra, bullet = frame
-        if isinstance(child, str):  # text directly inside a container is a block of its own
-            if child.strip():
-                self.emit([Line(_collapse(child).strip())], extra, bullet)
-            return None
+    def flush(self, frame: _Frame) -> None:
+        """Emit the frame's inline run as one line; a list item's own line
+        becomes the parent of the items nested in it."""
+        if not frame.run:
+            return
+        builder = _LineBuilder(self.skip)
+        for item in frame.run:
+            if isinstance(item, str):
+                builder.text(item)
+            elif item not in self.skip:
+                builder.element(item)
+        frame.run = []
+        index = self.emit([builder.line()], frame)
+        if frame.item and index is not None:
+            frame.parent, frame.item = index, False
+
+    def _visit(self, child, frame: _Frame) -> _Frame | None:
+        """Handle one block-level item of ``frame``; returns the frame to
+        descend into, if any."""
         classes = _classes(child)
         if _is_chrome(child, classes) or child in self.skip:
             return None
@@ -305,25 +398,28 @@ class _HtmlWalker:
             self.headings = [h for h in self.headings if h[0] < level]
             self.headings.append((level, _line_from(child, self.skip).text.replace("¶", "").strip()))
         elif "line-block" in classes:
-            self.emit(self._lines_of_line_block(child), extra, bullet)
-            frame[2] = False
+            self.emit(self._lines_of_line_block(child), frame)
+            frame.bullet = False
+        elif _is_footnote(child, classes):
+            # A footnote is a note of the ruling that refers to it; its label ([1]) is not text.
+            label_classes = _footnote_markers()[2]
+            self.skip.update(el for el in child.iterdescendants() if _classes(el) & label_classes)
+            return frame.child(child, parent=self.footnote_refs.get(child.get("id", ""), frame.parent), note=True)
         elif "admonition" in classes:
             title = next((el for el in child.iterdescendants() if "admonition-title" in _classes(el)), None)
             label = _line_from(title, self.skip).text if title is not None else ""
             if title is not None:
                 self.skip.add(title)
-            return [_items(child), extra + ((label,) if label else ()), bullet]
+            return frame.child(child, extra=frame.extra + ((label,) if label else ()))
         elif name in BLOCK_TAGS:
-            self.emit([_line_from(child, self.skip)], extra, bullet)
-            frame[2] = False
+            self.emit([_line_from(child, self.skip)], frame)
+            frame.bullet = False
         elif name == "li":
-            if next(child.iterdescendants("p", "div", "ul", "ol", "table"), None) is not None:
-                return [_items(child), extra, True]
-            self.emit([_line_from(child, self.skip)], extra, True)
+            return frame.child(child, bullet=True, item=True)
         elif name == "tr":
-            self.emit([_line_from(child, self.skip)], extra, bullet)
+            self.emit([_line_from(child, self.skip)], frame)
         else:
-            return [_items(child), extra, bullet]
+            return frame.child(child)
         return None
 
     def _lines_of_line_block(self, block) -> list[Line]:
@@ -438,7 +534,9 @@ def normalize_html(text: str, source: Source) -> Page:
     if content.tag == "body":
         selectors = markers()["content_selectors"]
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
-    walker = _HtmlWalker()
+    footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
+                             if el.get("id") and _is_footnote(el, _classes(el)))
+    walker = _HtmlWalker(footnote_ids)
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")

@@ -45,7 +45,8 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
     ``{"info_kind", "event", "verdict", "condition", "latest_date",
     "changed_on", "conflicts": [...], "citations": [{"role", "verdict",
     "record_id", "source", "section", "status", "text", "dates"}]}``
-    (dates as ISO strings). UsageError for an unknown kind or event."""
+    (dates as ISO strings: those of the sentences that make the statement).
+    UsageError for an unknown kind or event."""
     row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts FROM rules "
                       "WHERE info_kind = ? AND event = ?", [info_kind, event]).fetchone()
     if row is None:
@@ -56,12 +57,9 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
         raise UsageError(unknown_name("event", event, evts))
     verdict, condition, latest, changed_on, conflicts = row
     cites = con.execute(
-        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text,
-                  list(d.date ORDER BY d.ord) FILTER (WHERE d.valid) AS dates
+        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, c.dates
            FROM rule_citations c JOIN records r USING (record_id)
-           LEFT JOIN record_dates d USING (record_id)
            WHERE c.info_kind = ? AND c.event = ?
-           GROUP BY c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, r.seq
            ORDER BY c.role DESC, r.source_id, r.seq""", [info_kind, event]).fetchall()
     return {
         "info_kind": info_kind, "event": event, "verdict": verdict, "condition": condition or None,

@@ -33,8 +33,10 @@ class CardMention:
 @dataclass(frozen=True)
 class Statement:
     """``info_kind`` x ``event`` -> ``verdict``; ``basis`` is ``stated`` (the record
-    says it) or ``example`` (the record illustrates the statement of
-    ``principle_id``)."""
+    says it), ``example`` (the record illustrates the statement of
+    ``principle_id``) or ``withdrawn`` (a struck-through sentence of the record said it); ``dates`` are the valid ISO dates of the sentences
+    that make it (a ruling line may hold several dated rulings), empty when
+    those sentences carry none (the record's dates then stand for it)."""
 
     info_kind: str
     event: str
@@ -42,16 +44,27 @@ class Statement:
     condition: str = ""
     basis: str = "stated"
     principle_id: str = ""
+    dates: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str, str]:
+        """The statement without its dates."""
+        return (self.info_kind, self.event, self.verdict, self.condition, self.basis, self.principle_id)
 
 
 @dataclass
 class Record:
-    """One ruling record; ``seq`` is its position in the page.
+    """One ruling record: one entry as the page writes it (a line of a
+    line-block, a paragraph, a list item's own text, a table row), with all
+    its sentences; ``seq`` is its position in the page.
 
-    ``role`` is ``principle`` or ``example``; ``status`` is ``current``,
-    ``superseded`` (struck through) or ``pending`` (under review);
-    ``faq`` holds ``(date raw, FAQ id, URL)`` of the dates that link the
-    official FAQ; ``links`` are ``(start, end, href)`` in ``text``.
+    ``role`` is ``principle``, ``example`` or ``note`` (a footnote); ``status`` is ``current``,
+    ``superseded`` (struck through as a whole) or ``pending`` (under
+    review); ``withdrawn`` is the struck-through part of a record that is
+    otherwise current; ``faq`` holds ``(date raw, FAQ id, URL)`` of the
+    dates that link the official FAQ; ``links`` are ``(start, end, href)``
+    and ``sentences`` ``(start, end)`` in ``text``; ``parent_id`` is the
+    record of the list item this one is nested in, or that a note belongs to.
     """
 
     id: str
@@ -74,11 +87,29 @@ class Record:
     # The section path in canonical text: what topics match and ids are made of,
     # so a Traditional page states what its Simplified twin states.
     norm_section: tuple[str, ...] = ()
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    struck: list[tuple[int, int]] = field(default_factory=list)
+    withdrawn: str = ""
+    parent_id: str = ""
 
     @property
     def valid_dates(self) -> tuple[str, ...]:
         """The record's valid dates, ISO, sorted and distinct."""
         return tuple(sorted({d.iso for d in self.dates if d.valid and d.iso}))
+
+    def dates_of(self, statement: Statement) -> tuple[str, ...]:
+        """The dates behind ``statement``: those of its own sentences, else the record's."""
+        return statement.dates or self.valid_dates
+
+    def add_statement(self, statement: Statement) -> None:
+        """Add ``statement``, merging the dates of one already there without them."""
+        for i, old in enumerate(self.statements):
+            if old.key == statement.key:
+                if not set(statement.dates) <= set(old.dates):
+                    dates = tuple(sorted(set(old.dates) | set(statement.dates)))
+                    self.statements[i] = Statement(*old.key, dates=dates)
+                return
+        self.statements.append(statement)
 
 
 def utc_now() -> str:

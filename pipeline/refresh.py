@@ -151,11 +151,11 @@ def _snapshot_info(source_id: str, digest: str, fetched: FetchResult) -> Snapsho
 
 def _signature(record) -> tuple:
     """What a reader of a record sees, besides its id and position."""
-    return (record.role, record.channel, record.status, record.text, tuple(record.section),
+    return (record.role, record.channel, record.status, record.withdrawn, record.parent_id, record.text,
+            tuple(record.section),
             tuple((d.raw, d.iso, d.valid, d.start < 0) for d in record.dates), tuple(sorted(record.faq)),
             tuple((c.name, c.url) for c in record.cards),
-            tuple(sorted((s.info_kind, s.event, s.verdict, s.condition, s.basis, s.principle_id)
-                         for s in record.statements)),
+            tuple(sorted(s.key + (s.dates,) for s in record.statements)),
             tuple(sorted(record.procedural)))
 
 

@@ -239,18 +239,24 @@ def markers() -> dict:
     """``schema/markers.json``: the words and markup that mark page
     structure: ``example_labels`` (a line that is only the label),
     ``example_prefixes`` (a line that starts with one), ``note_headings``,
-    ``pending_markers``, ``clause_delimiters`` (a string of characters),
-    ``content_selectors`` (simple CSS selectors, first found wins) and
-    ``chrome`` (``tags``, ``classes``, ``roles`` of site chrome)."""
+    ``pending_markers`` (and ``answered_suffixes``, which make one an
+    answer: ``调整中确认``), ``clause_delimiters`` (a string of characters),
+    ``content_selectors`` (simple CSS selectors, first found wins),
+    ``chrome`` (``tags``, ``classes``, ``roles`` of site chrome, and the
+    ``keep_classes`` / ``keep_roles`` that make such an element content:
+    footnotes are asides) and the footnotes' classes, roles and label classes."""
     data = _json("markers.json")
     check = _Checker("markers.json")
-    for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "content_selectors"):
+    for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "answered_suffixes",
+                "content_selectors"):
         check.words(data, key)
     if not check.get(data, "clause_delimiters", str):
         check.fail("clause_delimiters", "is empty")
     chrome = check.get(data, "chrome", dict)
-    for key in ("tags", "classes", "roles"):
+    for key in ("tags", "classes", "roles", "keep_classes", "keep_roles"):
         check.words(chrome, key, "chrome")
+    for key in ("footnote_classes", "footnote_roles", "footnote_label_classes"):
+        check.words(data, key)
     return data
 
 

@@ -42,15 +42,19 @@ CREATE TABLE IF NOT EXISTS snapshots (
 );
 
 CREATE TABLE IF NOT EXISTS records (
-    record_id      VARCHAR PRIMARY KEY, -- stable: source, section path, normalized text
+    record_id      VARCHAR PRIMARY KEY, -- stable: source, section path, normalized text (one ruling: a line,
+                                        -- list item, paragraph or table row as the page writes it)
     source_id      VARCHAR,
     seq            INTEGER,             -- position in the page
     block          INTEGER,
     section_path   VARCHAR,             -- headings joined by ' / '
-    role           VARCHAR,             -- principle | example
+    role           VARCHAR,             -- principle | example | note (a footnote of the ruling parent_id)
     channel        VARCHAR,             -- yearly logs: email | database | wiki | ruling_changed | under_review_confirmed
-    status         VARCHAR,             -- current | superseded | pending
-    text           VARCHAR,             -- as on the page
+    status         VARCHAR,             -- current | superseded (struck through) | pending (调整中)
+    withdrawn      VARCHAR,             -- the struck-through part of a record otherwise current ('' if none)
+    parent_id      VARCHAR,             -- the record of the list item this one is nested in, or that a note
+                                        -- belongs to (NULL if none)
+    text           VARCHAR,             -- as on the page: one ruling with all its sentences
     norm_text      VARCHAR,             -- Simplified script, canonical terms
     snapshot_hash  VARCHAR,
     first_seen_run INTEGER,
@@ -97,8 +101,9 @@ CREATE TABLE IF NOT EXISTS statements (
     event        VARCHAR,
     verdict      VARCHAR,               -- kept | lost | not_applicable
     condition    VARCHAR,               -- '' or the stated condition
-    basis        VARCHAR,               -- stated | example
-    principle_id VARCHAR                -- for examples: the record they illustrate
+    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence)
+    principle_id VARCHAR,               -- for examples: the record they illustrate
+    dates        DATE[]                 -- dates of the sentences that state it (empty: the record's dates)
 );
 
 CREATE TABLE IF NOT EXISTS rules (
@@ -120,8 +125,9 @@ CREATE TABLE IF NOT EXISTS rule_citations (
     record_id  VARCHAR,
     role       VARCHAR,                 -- supports | conflicts | superseded
     verdict    VARCHAR,
-    date       DATE,
-    source_id  VARCHAR
+    date       DATE,                    -- the latest of dates
+    source_id  VARCHAR,
+    dates      DATE[]                   -- the dates of the record's sentences that make the statement
 );
 
 CREATE TABLE IF NOT EXISTS procedural_rules (

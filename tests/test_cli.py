@@ -29,11 +29,11 @@ def test_build_prints_summary_and_writes_outputs(tmp_path):
     db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"
     result = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
     assert result.exit_code == 0, result.output
-    assert "records          283 (" in result.output
+    assert "records          225 (" in result.output
     assert "rules            96:" in result.output
     assert db.is_file() and engine.is_file()
     data = json.loads(run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--json").output)
-    assert data["sources"] == 2 and data["records"] == 283 and data["errors"] == []
+    assert data["sources"] == 2 and data["records"] == 225 and data["errors"] == []
 
 
 def test_ask_text_and_json(built):

@@ -62,11 +62,28 @@ def test_yearly_log_channels_and_heading_dates():
     assert (r2.channel, [d.iso for d in r2.dates], r2.date_from_heading) == ("database", ["2019-01-11"], False)
 
 
-def test_struck_sentence_is_superseded():
-    line = Line("旧的裁定，仍然是S召唤的怪兽。15/1/1 新的裁定。", struck=((0, 24),))
-    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("里侧·一时除外", "出场方式"), [line])])
-    old, new = extract(page, info_kinds())
-    assert (old.status, new.status) == ("superseded", "current")
+def test_struck_part_of_a_ruling_is_withdrawn_and_a_wholly_struck_ruling_superseded():
+    first = "旧的裁定，变成里侧后，仍然是S召唤的怪兽。15/1/1"
+    partly = Line(first + " 新的裁定。", struck=((0, len(first)),))
+    wholly = Line("不再是S召唤的怪兽。", struck=((0, 10),))
+    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("里侧·一时除外", "出场方式"), [partly]),
+                                              Block(1, ("里侧·一时除外", "出场方式"), [wholly])])
+    current, old = extract(page, info_kinds())
+    assert (current.status, current.withdrawn, current.text) == ("current", first, first + " 新的裁定。")
+    assert [(x.info_kind, x.verdict, x.basis) for x in current.statements] == [
+        ("synchro_summoned", "kept", "withdrawn")]  # history, never a verdict
+    assert (old.status, old.withdrawn) == ("superseded", "")
+
+
+def test_pending_is_under_review_and_under_review_confirmed_is_an_answer():
+    page = Page("log", "zh", "Hans", "CN", "", [
+        Block(0, ("2021", "21/01", "1/6"), [Line("「甲」的①效果可以发动几次，调整中。"),
+                                            Line("调整中确认："), Line("「乙」的效果可以发动。"),
+                                            Line("「丙」的效果，調整中確認。")])])
+    pending, answer, confirmed = extract(page, info_kinds())
+    assert pending.status == "pending"
+    assert (answer.channel, answer.status) == ("under_review_confirmed", "current")
+    assert confirmed.status == "current"
 
 
 def test_english_procedural_rules_from_seed_000_sentence():

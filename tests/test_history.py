@@ -36,5 +36,9 @@ def test_struck_ruling_is_superseded_and_listed(tmp_path):
     data = json.loads(_ask(tmp_path / "x.duckdb", "--json").output)
     assert data["verdict"] == "kept" and data["conflicts"] == []
     superseded = [c for c in data["citations"] if c["role"] == "superseded"]
-    assert [(c["verdict"], c["status"]) for c in superseded] == [("lost", "superseded")]
+    # The struck sentence is a withdrawn part of a ruling whose second sentence stands.
+    assert [(c["verdict"], c["status"]) for c in superseded] == [("lost", "current")]
     assert superseded[0]["text"].startswith("P召唤的怪兽变成里侧后，不再是P召唤的怪兽。")
+    shown = json.loads(CliRunner().invoke(main, ["show", superseded[0]["record_id"], "--db", str(tmp_path / "x.duckdb"),
+                                                 "--json"]).output)
+    assert shown["withdrawn"] == "P召唤的怪兽变成里侧后，不再是P召唤的怪兽。"

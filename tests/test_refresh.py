@@ -267,7 +267,7 @@ def test_a_record_keeps_both_faq_ids_of_a_repeated_date(first):
     read back equals the extracted one and an unchanged page diffs empty."""
     _, env, _ = first
     assert env.sql("""SELECT d.raw, d.faq_id FROM record_dates d JOIN records r USING (record_id)
-                      WHERE r.text LIKE '这之后被一时除外的场合%' AND r.source_id = ? ORDER BY d.ord""",
+                      WHERE r.text LIKE '%这之后被一时除外的场合%' AND r.source_id = ? ORDER BY d.ord""",
                    [FACE_DOWN]) == [("14/3/21", "6403"), ("14/3/21", "8802")]
 
 
