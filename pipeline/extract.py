@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from .chinese import canonical_text, to_simplified
 from .dates import find_dates, heading_date
 from .errors import ExtractError
-from .normalize import Line, Page
+from .normalize import Line, Page, alternation, label_line
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms
 
@@ -54,25 +54,15 @@ EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 # --------------------------------------------------------------------------- markers (schema/markers.json)
 
-def _alternatives(words: list[str]) -> str:
-    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
-
-
-@lru_cache(maxsize=1)
-def label_line() -> re.Pattern:
-    """A line that is only an example label (``例：``)."""
-    return re.compile(rf"^\s*({_alternatives(markers()['example_labels'])})\s*[：:]\s*$", re.I)
-
-
 @lru_cache(maxsize=1)
 def example_prefix() -> re.Pattern:
     """An example label opening a line (``例：「月之书」…``)."""
-    return re.compile(rf"^\s*({_alternatives(markers()['example_prefixes'])})\s*[：:]\s*(?=\S)", re.I)
+    return re.compile(rf"^\s*({alternation(markers()['example_prefixes'])})\s*[：:]\s*(?=\S)", re.I)
 
 
 @lru_cache(maxsize=1)
 def _channel_line() -> re.Pattern:
-    return re.compile(rf"^\s*({_alternatives(list(channel_labels()))})\s*[：:]\s*$", re.I)
+    return re.compile(rf"^\s*({alternation(list(channel_labels()))})\s*[：:]\s*$", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -80,8 +70,8 @@ def _pending_pattern() -> re.Pattern:
     """A pending marker (``调整中``) not followed by one of its answer
     suffixes (``调整中确认``: the answer to a question that was under review)."""
     m = markers()
-    answered = _alternatives(m["answered_suffixes"])
-    return re.compile(rf"(?:{_alternatives(m['pending_markers'])})(?!{answered})")
+    answered = alternation(m["answered_suffixes"])
+    return re.compile(rf"(?:{alternation(m['pending_markers'])})(?!{answered})")
 
 
 def _pending(sentence: str) -> bool:
@@ -241,7 +231,7 @@ def segment(page: Page) -> list[Record]:
     seen: Counter = Counter()
     last_of_block: dict[int, str] = {}  # block index -> id of its last record
     for block in page.blocks:
-        example_mode = False
+        example_mode = block.examples
         channel = ""
         norm_section = tuple(canonical_text(h, page.language, page.script, page.region) for h in block.section)
         parent_id = last_of_block.get(block.parent, "") if block.parent is not None else ""
@@ -259,7 +249,7 @@ def segment(page: Page) -> list[Record]:
             # An "example" line that names no card states a principle.
             line_is_example = (example_mode or bool(prefix)) and (page.language != "zh" or "「" in text)
             role = "note" if block.note else "example" if line_is_example else "principle"
-            record = _record(page, block.index, block.section, norm_section, line, prefix.end() if prefix else 0,
+            record = _record(page, block.group, block.section, norm_section, line, prefix.end() if prefix else 0,
                              role, channel, seen, len(records))
             if record is None:
                 continue

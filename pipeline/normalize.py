@@ -91,6 +91,12 @@ class Block:
     bullet: bool = False
     parent: int | None = None
     note: bool = False
+    examples: bool = False  # under an example label heading or paragraph: its lines are examples
+    group: int = -1  # the block this one continues (examples after a label: their principle's); -1: itself
+
+    def __post_init__(self) -> None:
+        if self.group < 0:
+            self.group = self.index
 
 
 @dataclass
@@ -175,6 +181,35 @@ def _chrome() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset
     chrome = markers()["chrome"]
     return (frozenset(chrome["tags"]), frozenset(chrome["classes"]), frozenset(chrome["roles"]),
             frozenset(chrome["keep_classes"]), frozenset(chrome["keep_roles"]))
+
+
+@lru_cache(maxsize=1)
+def label_line() -> re.Pattern:
+    """A line that is only an example label (``例：``, ``Example:``)."""
+    return re.compile(rf"^\s*({alternation(markers()['example_labels'])})\s*[：:]\s*$", re.I)
+
+
+@lru_cache(maxsize=1)
+def note_headings() -> frozenset[str]:
+    """Headings of notes (``备注``, ``注意``): they nest under the section they follow."""
+    return frozenset(markers()["note_headings"])
+
+
+@lru_cache(maxsize=1)
+def _chrome_line_pattern() -> re.Pattern:
+    return re.compile("|".join(f"(?:{p})" for p in markers()["chrome_line_patterns"]), re.I)
+
+
+def chrome_line(text: str) -> bool:
+    """A line of site chrome written inside the content (a navigation or
+    breadcrumb line, a footer, "skip to content", an edit link), by the
+    patterns of ``schema/markers.json``. A line holding a date is a ruling,
+    never chrome."""
+    return _chrome_line_pattern().search(text) is not None and not find_dates(text)
+
+
+def alternation(words: list[str]) -> str:
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
 @lru_cache(maxsize=1)
@@ -313,13 +348,15 @@ class _Frame:
     parent: int | None = None
     item: bool = False  # a list item: its own text is the parent of its nested items
     note: bool = False  # a footnote: its blocks are notes of the ruling it belongs to
+    chrome_lines: bool = True  # drop lines that are site chrome (not in table rows: cells are joined by |)
     run: list = field(default_factory=list)
 
     def child(self, element, extra: tuple[str, ...] | None = None, bullet: bool | None = None,
-              parent: int | None = None, item: bool = False, note: bool = False) -> _Frame:
+              parent: int | None = None, item: bool = False, note: bool = False,
+              chrome_lines: bool = True) -> _Frame:
         """The frame of ``element``, inside this one."""
         return _Frame(_items(element), self.extra if extra is None else extra, self.bullet if bullet is None else bullet,
-                      self.parent if parent is None else parent, item, note or self.note)
+                      self.parent if parent is None else parent, item, note or self.note, chrome_lines)
 
 
 class _HtmlWalker:
@@ -334,17 +371,53 @@ class _HtmlWalker:
         self.skip: set = set()  # admonition titles, already used as a section name; footnote labels
         self.footnote_ids = footnote_ids
         self.footnote_refs: dict[str, int] = {}  # footnote id -> the block whose ruling refers to it
+        self.examples = False  # after an example label heading or paragraph, up to the next heading
+        self.example_group: int | None = None  # the block of the principle those examples illustrate
 
     def section(self, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         return tuple(t for _, t in self.headings) + extra
+
+    def start_examples(self) -> None:
+        """After an example label heading or paragraph: the blocks up to the
+        next heading are examples of the principle block just before."""
+        self.examples = True
+        self.example_group = self.blocks[-1].group if self.blocks else None
+
+    def heading(self, level: int, text: str) -> None:
+        """A heading, by what it means rather than its level: the page's
+        first heading is its title (level 0: every later heading nests under
+        it, whatever level the page gives its sections); an example label
+        (``例：``) is no section but marks the blocks up to the next heading
+        as examples; a note heading (``备注``, ``注意``) nests under the
+        section it follows."""
+        if not text:
+            return
+        if label_line().match(text if text.endswith((":", "：")) else text + "："):  # a heading needs no colon
+            self.start_examples()
+            return
+        self.examples = False
+        if not self.headings:
+            level = 0
+        elif text in note_headings():
+            level = max(level, self.headings[-1][0] + 1)
+        self.headings = [h for h in self.headings if h[0] < level] + [(level, text)]
 
     def emit(self, lines: list[Line], frame: _Frame) -> int | None:
         """Add a block of ``lines`` in ``frame``'s place; returns its index."""
         lines = [l for l in lines if l.text]
         if not lines:
             return None
+        if frame.chrome_lines:
+            lines = [l for l in lines if not chrome_line(l.text)]
+            if not lines:
+                return None
+        if len(lines) == 1 and label_line().match(lines[0].text) and not frame.note:
+            self.start_examples()  # a label on its own: the blocks after it are examples
+            return None
         index = len(self.blocks)
-        self.blocks.append(Block(index, self.section(frame.extra), lines, frame.bullet, frame.parent, frame.note))
+        group = self.example_group if self.examples and self.example_group is not None else index
+        self.blocks.append(Block(index, self.section(frame.extra), lines, frame.bullet, frame.parent, frame.note,
+                                 self.examples, group))
         if self.footnote_ids:
             for line in lines:
                 for link in line.links:
@@ -394,9 +467,7 @@ class _HtmlWalker:
             return None
         name = child.tag
         if name in HEADINGS:
-            level = HEADINGS[name]
-            self.headings = [h for h in self.headings if h[0] < level]
-            self.headings.append((level, _line_from(child, self.skip).text.replace("¶", "").strip()))
+            self.heading(HEADINGS[name], _line_from(child, self.skip).text.replace("¶", "").strip())
         elif "line-block" in classes:
             self.emit(self._lines_of_line_block(child), frame)
             frame.bullet = False
@@ -417,7 +488,7 @@ class _HtmlWalker:
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
         elif name == "tr":
-            self.emit([_line_from(child, self.skip)], frame)
+            self.emit([_line_from(child, self.skip)], frame.child(child, chrome_lines=False))
         else:
             return frame.child(child)
         return None
@@ -611,7 +682,7 @@ def normalize_text(text: str, source: Source) -> Page:
                 level, name = len(md_heading.group(1)), md_heading.group(2).strip()
             else:
                 name = stripped
-                level = 1 if not headings else (3 if name in markers()["note_headings"] else 2)
+                level = 1 if not headings else (3 if name in note_headings() else 2)
             title = title or name
             headings = [h for h in headings if h[0] < level] + [(level, name)]
             continue

@@ -24,6 +24,7 @@ page, so a broken schema file fails the run at once with one clear line.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -244,7 +245,9 @@ def markers() -> dict:
     ``content_selectors`` (simple CSS selectors, first found wins),
     ``chrome`` (``tags``, ``classes``, ``roles`` of site chrome, and the
     ``keep_classes`` / ``keep_roles`` that make such an element content:
-    footnotes are asides) and the footnotes' classes, roles and label classes."""
+    footnotes are asides), ``chrome_line_patterns`` (regular expressions of
+    chrome lines written in the content: navigation, breadcrumbs, footers)
+    and the footnotes' classes, roles and label classes."""
     data = _json("markers.json")
     check = _Checker("markers.json")
     for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "answered_suffixes",
@@ -257,6 +260,11 @@ def markers() -> dict:
         check.words(chrome, key, "chrome")
     for key in ("footnote_classes", "footnote_roles", "footnote_label_classes"):
         check.words(data, key)
+    for i, pattern in enumerate(check.words(data, "chrome_line_patterns")):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            check.fail(f"chrome_line_patterns[{i}]", f"is not a regular expression: {exc}")
     return data
 
 

@@ -20,6 +20,10 @@ from pipeline.normalize import normalize
 from pipeline.run import build, process_page
 
 TW_PAGE = Path(__file__).parent / "cases" / "traditional" / "c03-face-down-temp-banish.zh-TW.html"
+# The same page laid out as another site might: the title and every section an <h2>, example
+# labels as <h2>例：</h2> followed by <p> examples, notes as <h2>備註</h2> headings, a navigation
+# line and a footer inside the content (cases/traditional/make_relayout.py made it from TW_PAGE).
+RELAYOUT_PAGE = TW_PAGE.with_name("c03-face-down-temp-banish.zh-TW.relayout.html")
 CN_ID = "ocg-rule-c03-face-down-temp-banish"
 RECORD_ID = re.compile(r"r[0-9a-f]{15}")
 
@@ -43,7 +47,8 @@ def twins(tmp_path_factory):
     out = tmp_path_factory.mktemp("twins")
     cn_page = (BUNDLED_CORPUS / "pages/ocg-rule/c03-face-down-temp-banish.html").read_bytes()
     dbs = {}
-    for name, script, region, data in (("cn", "Hans", "CN", cn_page), ("tw", "Hant", "TW", TW_PAGE.read_bytes())):
+    for name, script, region, data in (("cn", "Hans", "CN", cn_page), ("tw", "Hant", "TW", TW_PAGE.read_bytes()),
+                                       ("relayout", "Hant", "TW", RELAYOUT_PAGE.read_bytes())):
         corpus = corpus_of(out / name, [(f"face-down-{name}", script, region, f"{name}.html", data)])
         result = build(corpus, out / f"{name}.duckdb", out / f"{name}.py")
         assert result.errors == [] and result.warnings == []
@@ -81,6 +86,30 @@ def test_traditional_page_gives_the_same_rules_table(twins):
     cn, tw = rules_by_position(twins["cn"]), rules_by_position(twins["tw"])
     assert sum(1 for r in cn if r[2] != "unknown") > 60
     assert tw == cn
+
+
+def test_a_page_laid_out_otherwise_gives_the_same_rules_table(twins):
+    """Title and sections at one heading level, example labels and notes as
+    headings, chrome lines inside the content: the same rulings, so the same
+    verdicts with the same dates (the seed extract is not in either corpus)."""
+    verdicts = lambda db: [row[:7] for row in rules_by_position(db)]  # noqa: E731 (positions differ: layout)
+    cn, relayout = verdicts(twins["cn"]), verdicts(twins["relayout"])
+    assert sum(1 for r in cn if r[2] != "unknown") > 60
+    assert relayout == cn
+
+
+def test_the_relayout_pages_structure_is_read_by_meaning(twins):
+    con = duckdb.connect(str(twins["relayout"]), read_only=True)
+    sections = {row[0] for row in con.execute("SELECT DISTINCT section_path FROM records").fetchall()}
+    assert all(s.startswith("裡側·一時除外 / ") for s in sections)  # the title <h2> is the topic of every section
+    assert "裡側·一時除外 / 攻守計算 / 備註" in sections  # a note heading nests under the section it follows
+    assert not any("例：" in s for s in sections)  # an example label is no section
+    texts = [row[0] for row in con.execute("SELECT text FROM records").fetchall()]
+    assert not any(t.startswith(("首頁 |", "本站內容僅供參考")) for t in texts)  # chrome lines dropped
+    examples = con.execute("SELECT count(*) FROM records WHERE role = 'example'").fetchone()[0]
+    cn_examples = duckdb.connect(str(twins["cn"]), read_only=True).execute(
+        "SELECT count(*) FROM records WHERE role = 'example'").fetchone()[0]
+    assert examples == cn_examples > 50
 
 
 def test_traditional_records_keep_their_text_and_carry_the_canonical_one(twins):
