@@ -20,9 +20,11 @@ rule id with the records that state it.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from .corpus import Source
 from .errors import CompileError
 from .records import Record, Statement
 from .schema import events, info_kinds, procedural_rules, statement_verdicts
@@ -68,11 +70,41 @@ class ProceduralRule:
     dates: tuple[str, ...]
 
 
-def compile_rules(records: list[Record]) -> list[Rule]:
+_DATE_STAMPS = re.compile(r"\d{1,4}\s*[/／年]\s*\d{1,2}\s*[/／月]\s*\d{1,2}日?|\s+")
+
+
+def _ruling_key(record: Record) -> tuple[tuple[str, ...], str]:
+    """A ruling regardless of its date stamps and spacing: section and text."""
+    return record.norm_section or record.section, _DATE_STAMPS.sub("", record.norm)
+
+
+def cite_once(records: list[Record], sources: list[Source]) -> tuple[list[Record], frozenset[str]]:
+    """The records to compile, each ruling once, and the frozen extracts.
+
+    A frozen extract is a source that ``rulings refresh`` never fetches
+    whose URL a fetched source also has (seed 004 and the live page
+    ``ocg-rule-c03-face-down-temp-banish``). Its records that the live page
+    also holds (same section and text, dates and spacing aside) are left out:
+    a rule cites the live page's record. Returns (records, frozen source ids);
+    :func:`compile_rules` lets the live page win over a frozen extract when
+    two rulings of equal date disagree."""
+    live_urls = {s.url for s in sources if s.fetch and s.url}
+    frozen = frozenset(s.id for s in sources if not s.fetch and s.url in live_urls)
+    if not frozen:
+        return records, frozen
+    url_of = {s.id: s.url for s in sources}
+    live_keys = {(url_of.get(r.source_id), _ruling_key(r)) for r in records if r.source_id not in frozen}
+    kept = [r for r in records if r.source_id not in frozen or (url_of[r.source_id], _ruling_key(r)) not in live_keys]
+    return kept, frozen
+
+
+def compile_rules(records: list[Record], frozen: frozenset[str] = frozenset()) -> list[Rule]:
     """All (kind, event) pairs of the vocabulary, sorted, each with its verdict.
 
-    Raises CompileError naming the record for a statement whose kind, event
-    or verdict is not in the vocabulary (a stored database older than the
+    ``frozen``: source ids of frozen extracts (:func:`cite_once`), which lose
+    to a live page when their rulings of equal date disagree. Raises
+    CompileError naming the record for a statement whose kind, event or
+    verdict is not in the vocabulary (a stored database older than the
     schema, a term list pointing elsewhere)."""
     _check_statements(records)
     stated: dict[tuple[str, str], list[tuple[Record, Statement]]] = defaultdict(list)
@@ -88,8 +120,8 @@ def compile_rules(records: list[Record]) -> list[Rule]:
                 superseded[(s.info_kind, s.event)].append((r, s))
             else:
                 stated[(s.info_kind, s.event)].append((r, s))
-    return [_compile_pair(kind, event, stated.get((kind, event), []), examples, superseded.get((kind, event), []))
-            for kind in sorted(info_kinds()) for event in sorted(events())]
+    return [_compile_pair(kind, event, stated.get((kind, event), []), examples, superseded.get((kind, event), []),
+                          frozen) for kind in sorted(info_kinds()) for event in sorted(events())]
 
 
 def _check_statements(records: list[Record]) -> None:
@@ -112,10 +144,10 @@ def _effective_date(record: Record, statement: Statement, examples: dict) -> str
 
 
 def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], examples: dict,
-                  superseded: list[tuple[Record, Statement]]) -> Rule:
+                  superseded: list[tuple[Record, Statement]], frozen: frozenset[str]) -> Rule:
     rule = Rule(kind, event, "unknown")
     if items:
-        for r, s in _decide(rule, items, examples):
+        for r, s in _decide(rule, items, examples, frozen):
             rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, r.dates_of(s), "stated"))
             for ex, ex_statement in examples.get((r.id, kind, event), []):
                 rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, ex.dates_of(ex_statement),
@@ -133,7 +165,8 @@ def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], 
     return rule
 
 
-def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict) -> list[tuple[Record, Statement]]:
+def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
+            frozen: frozenset[str] = frozenset()) -> list[tuple[Record, Statement]]:
     """Set the rule's verdict, condition, conflicts and changed_on; return the
     (record, statement) pairs that support the verdict."""
     by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
@@ -143,10 +176,16 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict) -
     if conditions and len(by_verdict) > 1:
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
         return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]]
-    # The later ruling wins; then the better supported verdict; then a fixed order.
+    # The later ruling wins; on equal dates a live page over a frozen extract; then the
+    # better supported verdict; then a fixed order.
     order = statement_verdicts()
-    ranked = sorted(by_verdict, key=lambda v: (max(d for _, _, d in by_verdict[v]), len(by_verdict[v]),
-                                               -order.index(v)), reverse=True)
+
+    def rank(v: str) -> tuple:
+        latest = max(d for _, _, d in by_verdict[v])
+        live = any(r.source_id not in frozen for r, _, d in by_verdict[v] if d == latest)
+        return latest, live, len(by_verdict[v]), -order.index(v)
+
+    ranked = sorted(by_verdict, key=rank, reverse=True)
     rule.verdict = ranked[0]
     for v in ranked[1:]:
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),

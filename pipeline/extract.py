@@ -62,7 +62,7 @@ def example_prefix() -> re.Pattern:
 
 @lru_cache(maxsize=1)
 def _channel_line() -> re.Pattern:
-    return re.compile(rf"^\s*({alternation(list(channel_labels()))})\s*[：:]\s*$", re.I)
+    return re.compile(rf"^\s*({alternation(list(channel_labels()))})\s*[：:]?\s*$", re.I)  # a label alone: no colon needed
 
 
 @lru_cache(maxsize=1)
@@ -219,6 +219,15 @@ def _struck_share(text: str, struck, a: int, b: int) -> float:
     return hit / chars
 
 
+def _unstruck(text: str, struck) -> str:
+    """``text`` without its struck-through ranges: what the ruling still says."""
+    kept, last = [], 0
+    for a, b in sorted(struck):
+        kept.append(text[last:a])
+        last = max(last, b)
+    return "".join(kept) + text[last:]
+
+
 def _withdrawn_text(text: str, struck) -> str:
     return " ".join(part for part in (text[a:b].strip() for a, b in struck) if part)
 
@@ -276,8 +285,7 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
         status, withdrawn = "superseded", ""
     else:
         status, withdrawn = "current", _withdrawn_text(text, struck)
-        current = [text[x:y] for (x, y), gone in zip(sentences, struck_sentences) if not gone]
-        if channel == "under_review" or any(_pending(sentence) for sentence in current):
+        if channel == "under_review" or _pending(_unstruck(text, struck)):
             status = "pending"
     norm = canonical_text(text, page.language, page.script, page.region)
     seen[(norm_section, norm)] += 1

@@ -45,7 +45,7 @@ from typing import Callable
 
 from filelock import FileLock, Timeout
 
-from .compile import compile_procedural, compile_rules
+from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
 from .errors import ExtractError, FetchError, RefreshError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
@@ -368,7 +368,8 @@ def _compile(db_path: Path, sources: list[Source], state: StoredState, updates: 
     records = read_records(db_path, others) + [r for u in updates for r in u.records]
     order = {s.id: i for i, s in enumerate(sources)}
     records.sort(key=lambda r: (order.get(r.source_id, len(order)), r.source_id, r.seq))  # build's order
-    rules, procedural = compile_rules(records), compile_procedural(records)
+    records, frozen = cite_once(records, sources)
+    rules, procedural = compile_rules(records, frozen), compile_procedural(records)
     info = dict(state.source_info)
     info.update({s.id: (s.url, s.licence) for s in sources})
     tables = engine_tables(rules, procedural, records, info)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import card_index
-from .compile import compile_procedural, compile_rules
+from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, pipeline_for
@@ -368,7 +368,8 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     """Compile, generate and load: the engine is staged, the database
     committed and renamed, then the engine renamed."""
     t0 = time.perf_counter()
-    rules = _guarded(CompileError, None, "rules table", compile_rules, records)
+    records, frozen = cite_once(records, sources)
+    rules = _guarded(CompileError, None, "rules table", compile_rules, records, frozen)
     procedural = _guarded(CompileError, None, "procedural rules", compile_procedural, records)
     t1 = time.perf_counter()
     result.timings["compile"] += t1 - t0

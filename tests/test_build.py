@@ -16,7 +16,9 @@ SEED_004 = "seed-004-face-down-temp-banish"
 def test_bundled_build_summary(built):
     result, db, engine = built
     assert result.errors == []
-    assert (result.sources, result.pages_ok) == (12, 12)
+    site_pages = len(list((BUNDLED_CORPUS / "pages/ocg-rule").glob("*.html")))
+    assert site_pages == 34  # the whole OCG-Rule-documentation site
+    assert (result.sources, result.pages_ok) == (site_pages + 6, site_pages + 6)  # + 3 seeds + 3 English texts
     assert result.procedural_rules == 14  # seeds 000 and 003: every rule of schema/procedural_rules.json
     assert sum(result.rules_by_verdict.values()) == 32 * 3  # every (kind, event) pair has a row
     assert result.rules_by_verdict.get("unknown", 0) == 0

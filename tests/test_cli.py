@@ -120,7 +120,8 @@ def test_scenario_command(built, tmp_path):
 
 def test_show_record_provenance(built):
     _, db, _ = built
-    rid = json.loads(run("sql", "SELECT d.record_id FROM record_dates d WHERE d.faq_id = '11586' LIMIT 1",
+    rid = json.loads(run("sql", "SELECT d.record_id FROM record_dates d JOIN records r USING (record_id) "
+                         "WHERE d.faq_id = '11586' AND r.source_id = 'ocg-rule-c03-face-down-temp-banish' LIMIT 1",
                          "--db", db, "--json").output)[0]["record_id"]
     data = json.loads(run("show", rid, "--db", db, "--json").output)
     assert data["source_id"] == "ocg-rule-c03-face-down-temp-banish"

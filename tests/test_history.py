@@ -42,3 +42,26 @@ def test_struck_ruling_is_superseded_and_listed(tmp_path):
     shown = json.loads(CliRunner().invoke(main, ["show", superseded[0]["record_id"], "--db", str(tmp_path / "x.duckdb"),
                                                  "--json"]).output)
     assert shown["withdrawn"] == "P召唤的怪兽变成里侧后，不再是P召唤的怪兽。"
+
+
+SEED = "seed-004-face-down-temp-banish"
+
+
+def test_a_live_page_wins_over_its_frozen_extract_on_equal_dates(tmp_path):
+    """Seed 004 is a frozen extract of the live page (same URL): an edit of
+    the live page with the same date (16/1/8) is not overruled by the seed."""
+    edit = ("仍然是S召唤的怪兽", "不再是S召唤的怪兽")
+    corpus = make_corpus(tmp_path / "c", [SEED, PAGE], {PAGE: [edit]})
+    build(corpus, tmp_path / "x.duckdb", tmp_path / "x.py")
+    out = CliRunner().invoke(main, ["ask", "synchro_summoned", "face_down", "--db", str(tmp_path / "x.duckdb"), "--json"])
+    data = json.loads(out.output)
+    assert data["verdict"] == "lost"
+    assert {c["source"] for c in data["citations"] if c["role"] == "supports"} == {PAGE}
+    assert [(c["source"], c["dates"]) for c in data["citations"] if c["role"] == "conflicts"] == [(SEED, ["2016-01-08"])]
+
+
+def test_each_ruling_is_cited_once_from_the_live_page(tmp_path):
+    corpus = make_corpus(tmp_path / "c", [SEED, PAGE])
+    build(corpus, tmp_path / "x.duckdb", tmp_path / "x.py")
+    data = json.loads(_ask(tmp_path / "x.duckdb", "--json").output)
+    assert [(c["source"], c["dates"]) for c in data["citations"]] == [(PAGE, ["2014-11-14"])]
