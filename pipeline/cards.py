@@ -1,25 +1,36 @@
-"""Card mentions -> passcodes, from ``corpus/data/card-names.tsv``.
+"""Card mentions -> passcodes, from ``corpus/data/card-names.tsv`` and
+``corpus/data/community-names-zh.tsv``.
 
-The table (derived from yaml-yugi) has one row per card with ``password``
-(the passcode), ``en``, ``ja``, ``zh-CN``, ``zh-TW`` and ``ko`` names. A
-mention is linked by its exact name in either Chinese script first (``exact``),
-then by a normalized key (:func:`pipeline.chinese.name_key`: Simplified
-script, NFKC width folding, ☆ -> ★, spaces dropped, regional terms folded so
-``死之卡组破坏病毒`` finds ``死之牌组破坏病毒``: ``key``). Community names that match no official name stay
-unlinked and visible; a key shared by two different passcodes is ambiguous and
-never used.
+The official table (derived from yaml-yugi) has one row per card with
+``password`` (the passcode), ``en``, ``ja``, ``zh-CN``, ``zh-TW`` and ``ko``
+names; the community table (yaml-yugi-zh, OurOCG) gives the Simplified name
+most Chinese pages write (旋风 for the official 气旋). A mention is linked by
+its exact official name in either Chinese script or English, then its exact
+community name, then by a normalized key (:func:`pipeline.chinese.name_key`:
+Simplified script, NFKC width folding, ☆ -> ★, spaces dropped, regional
+terms folded) of an official, then of a community name. The link says which
+(``name_source`` official or community, ``linked_by`` exact or key). Names
+that match nothing stay unlinked and visible; a key shared by two different
+passcodes is ambiguous and never used.
+
+An archetype (``「女武神」怪兽``, ``「冰结界」S怪兽``) is no card:
+:meth:`CardIndex.is_archetype` says whether a quoted name starts the names
+of at least two other cards.
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from .chinese import match_key, name_key
+from .paths import PROJECT_ROOT
 
-CARD_NAMES = Path(__file__).resolve().parent.parent / "corpus" / "data" / "card-names.tsv"
+CARD_NAMES = PROJECT_ROOT / "corpus" / "data" / "card-names.tsv"
+COMMUNITY_NAMES = PROJECT_ROOT / "corpus" / "data" / "community-names-zh.tsv"
 
 
 @dataclass(frozen=True)
@@ -35,15 +46,19 @@ class CardLink:
     passcode: int | None
     name_en: str | None
     linked_by: str | None  # exact | key | None
+    name_source: str | None = None  # official | community | None
 
 
 class CardIndex:
-    """Exact and normalized-key lookups over the card table."""
+    """Exact and normalized-key lookups over the official and community names."""
 
-    def __init__(self, path: Path = CARD_NAMES):
+    def __init__(self, path: Path = CARD_NAMES, community: Path | None = COMMUNITY_NAMES):
         self.exact: dict[str, Card | None] = {}
         self.by_key: dict[str, Card | None] = {}
+        self.community_exact: dict[str, Card | None] = {}
+        self.community_key: dict[str, Card | None] = {}
         self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
+        by_passcode: dict[int, Card] = {}
         with path.open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
                 try:
@@ -51,6 +66,7 @@ class CardIndex:
                 except (TypeError, ValueError):
                     continue
                 card = Card(passcode, row.get("en") or "", row.get("zh-CN") or "", row.get("zh-TW") or "")
+                by_passcode.setdefault(passcode, card)
                 for name in {card.name_zh_cn, card.name_zh_tw, card.name_en}:
                     if name:
                         self._add(self.exact, name, card)
@@ -59,6 +75,34 @@ class CardIndex:
                         self._add(self.by_key, name_key(name), card)
                 if card.name_en:
                     self._add(self.by_key, match_key(card.name_en), card)
+        names = {c.name_zh_cn for c in by_passcode.values() if c.name_zh_cn}
+        if community is not None and community.is_file():
+            with community.open(encoding="utf-8", newline="") as fh:
+                for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                    try:
+                        card = by_passcode.get(int(row["password"]))
+                    except (TypeError, ValueError):
+                        continue
+                    name = (row.get("name_zh_community") or "").strip()
+                    if card is None or not name:
+                        continue
+                    names.add(name)
+                    self._add(self.community_exact, name, card)
+                    self._add(self.community_key, name_key(name), card)
+        self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
+
+    def is_archetype(self, name: str, minimum: int = 2) -> bool:
+        """Whether ``name`` (Simplified) starts the names of at least
+        ``minimum`` cards other than one named ``name`` itself."""
+        i = bisect.bisect_left(self._sorted_names, name)
+        count = 0
+        while i < len(self._sorted_names) and self._sorted_names[i].startswith(name):
+            if self._sorted_names[i] != name:
+                count += 1
+                if count >= minimum:
+                    return True
+            i += 1
+        return False
 
     @staticmethod
     def _add(index: dict, key: str, card: Card) -> None:
@@ -73,21 +117,24 @@ class CardIndex:
             index[key] = min(known, card, key=lambda c: c.passcode)
 
     def link(self, name: str) -> CardLink:
-        """The passcode of ``name``: its exact name first, then its
-        :func:`~pipeline.chinese.name_key`; unlinked when neither is known
-        or the key is ambiguous."""
+        """The passcode of ``name``: its exact official, then community name,
+        then the :func:`~pipeline.chinese.name_key` of either; unlinked when
+        none is known or the key is ambiguous."""
         link = self._links.get(name)
         if link is None:
             link = self._links[name] = self._link(name)
         return link
 
     def _link(self, name: str) -> CardLink:
-        card = self.exact.get(name)
-        if card is not None:
-            return CardLink(card.passcode, card.name_en, "exact")
-        card = self.by_key.get(name_key(name))
-        if card is not None:
-            return CardLink(card.passcode, card.name_en, "key")
+        for index, linked_by, source in ((self.exact, "exact", "official"), (self.community_exact, "exact", "community")):
+            card = index.get(name)
+            if card is not None:
+                return CardLink(card.passcode, card.name_en, linked_by, source)
+        key = name_key(name)
+        for index, source in ((self.by_key, "official"), (self.community_key, "community")):
+            card = index.get(key)
+            if card is not None:
+                return CardLink(card.passcode, card.name_en, "key", source)
         return CardLink(None, None, None)
 
 

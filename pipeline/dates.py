@@ -5,6 +5,15 @@
   is 2098-01-01: in the future, hence invalid.
 * ``2019年10月30日`` and ISO ``2019-10-30`` / ``2019/10/30`` anywhere.
 * ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07.
+* Full-width digits and slashes (``１７／３／２４``) and spaces inside the
+  ``年月日`` form (``2019 年 10 月 30 日``) are read too; ``raw`` is always
+  the token as written.
+
+A date the text refers to (``详见2023/1/6的「德梅特爷爷」…裁定``) is no date
+of the ruling that mentions it: :func:`mark_references` gives it the kind
+``reference`` (by the words before and after it, data of
+``schema/markers.json``); the ruling's own dates are ``own``, a yearly log's
+day heading ``heading``.
 
 An impossible date (``17/2/30``, ``99/13/1``, ``0/0/0``), one before 1999 or
 after ``today`` is kept with its raw token and ``valid=False`` and a reason;
@@ -20,7 +29,7 @@ from dataclasses import dataclass
 FIRST_YEAR = 1999
 
 YMD_SHORT = re.compile(r"(?<![\d/.:])(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\d/])")
-YMD_CJK = re.compile(r"(?<!\d)(\d{4})年(\d{1,2})月(\d{1,2})日")
+YMD_CJK = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 # ISO dates take any four-digit year (an impossible one is stored invalid); with
 # slashes only 19xx/20xx, so arithmetic such as ``1600/2/2=400`` is no date.
 YMD_ISO = re.compile(r"(?<![\d/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"
@@ -38,6 +47,12 @@ class RulingDate:
     iso: str | None
     valid: bool
     reason: str  # "" when valid, else why not
+    kind: str = "own"  # own | reference (a date the text refers to) | heading (a yearly log's day)
+
+    @property
+    def counts(self) -> bool:
+        """A valid date of the ruling itself (not one it refers to)."""
+        return self.valid and self.kind != "reference" and bool(self.iso)
 
 
 def _make(raw: str, start: int, end: int, y: int, m: int, d: int, today: dt.date) -> RulingDate:
@@ -52,9 +67,14 @@ def _make(raw: str, start: int, end: int, y: int, m: int, d: int, today: dt.date
     return RulingDate(raw, start, end, value.isoformat(), True, "")
 
 
+# Full-width digits, slash and hyphen -> ASCII: one character for one, so offsets hold.
+_FOLD = str.maketrans("０１２３４５６７８９／－", "0123456789/-")
+
+
 def find_dates(text: str, language: str = "zh", today: dt.date | None = None) -> list[RulingDate]:
     """Every date token in ``text`` in order of position, valid or not."""
-    if "/" not in text and "年" not in text and "-" not in text:  # most sentences: no date token possible
+    folded = text.translate(_FOLD)
+    if "/" not in folded and "年" not in folded and "-" not in folded:  # most sentences: no date token possible
         return []
     today = today or dt.date.today()
     found: list[RulingDate] = []
@@ -69,20 +89,36 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     def add(m: re.Match, y: int, mo: int, d: int) -> None:
         if free(m.start(), m.end()):
             taken.append((m.start(), m.end()))
-            found.append(_make(m.group(0), m.start(), m.end(), y, mo, d, today))
+            found.append(_make(text[m.start():m.end()], m.start(), m.end(), y, mo, d, today))
 
-    for m in YMD_CJK.finditer(text):
+    for m in YMD_CJK.finditer(folded):
         add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    for m in YMD_ISO.finditer(text):
+    for m in YMD_ISO.finditer(folded):
         y, mo, d = (g for g in m.groups() if g is not None)
         add(m, int(y), int(mo), int(d))
     if language == "en":
-        for m in MDY_US.finditer(text):
+        for m in MDY_US.finditer(folded):
             add(m, int(m.group(3)), int(m.group(1)), int(m.group(2)))
-    for m in YMD_SHORT.finditer(text):
+    for m in YMD_SHORT.finditer(folded):
         yy = int(m.group(1))
         add(m, 1900 + yy if yy == 99 else 2000 + yy, int(m.group(2)), int(m.group(3)))
     return sorted(found, key=lambda r: r.start)
+
+
+def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
+                    after: tuple[str, ...], window: int = 12) -> list[RulingDate]:
+    """``dates`` with the kind ``reference`` where the text refers to an
+    earlier ruling by its date: a word of ``before`` (``详见``, ``参照``)
+    within ``window`` characters before the date in the same clause, or a
+    word of ``after`` (``的``) right after it (the date used as an
+    attribute: ``2023/1/6的「德梅特爷爷」``)."""
+    out = []
+    for d in dates:
+        lead = re.split(r"[。；;！？!?]", text[max(0, d.start - window):d.start])[-1]
+        tail = text[d.end:d.end + max((len(w) for w in after), default=0)]
+        refers = any(w in lead for w in before) or any(tail.startswith(w) for w in after)
+        out.append(RulingDate(d.raw, d.start, d.end, d.iso, d.valid, d.reason, "reference") if refers else d)
+    return out
 
 
 DAY_HEADING = re.compile(r"^(\d{1,2})/(\d{1,2})$")
@@ -101,6 +137,7 @@ def heading_date(section: tuple[str, ...], today: dt.date | None = None) -> Ruli
         month = MONTH_HEADING.match(section[i - 1])
         if day and month and int(month.group(2)) == int(day.group(1)):
             raw = f"{month.group(1)}/{day.group(1)}/{day.group(2)}"
-            return _make(raw, -1, -1, 2000 + int(month.group(1)), int(day.group(1)), int(day.group(2)),
-                         today or dt.date.today())
+            d = _make(raw, -1, -1, 2000 + int(month.group(1)), int(day.group(1)), int(day.group(2)),
+                      today or dt.date.today())
+            return RulingDate(d.raw, d.start, d.end, d.iso, d.valid, d.reason, "heading")
     return None

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .cards import card_index
 from .chinese import canonical_text, to_simplified
-from .dates import find_dates, heading_date
+from .dates import find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import Line, Page, alternation, label_line
 from .records import CardMention, Record, Statement
@@ -46,9 +47,10 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
     from spacy.tokens import Doc
 
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
+OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
-ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？]")
+ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 
@@ -167,8 +169,9 @@ def _merge_continued(lines: list[Line]) -> list[Line]:
 
 def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
     """Character ranges of the sentences of a line; trailing dates stay with
-    their sentence, 。 inside （） does not end a sentence, and a parenthesis
-    right after a sentence end stays with it."""
+    their sentence, 。！？ inside （）, 「」 or 『』 do not end a sentence
+    (「强韧！」 is a card name), and a parenthesis right after a sentence end
+    stays with it."""
     if language != "zh":
         spans, start = [], 0
         for m in EN_SENTENCE_END.finditer(text):
@@ -176,11 +179,19 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
             start = m.end()
         spans.append((start, len(text)))
         return [(a, b) for a, b in spans if text[a:b].strip()]
-    spans, start, depth = [], 0, 0
-    # Jump between the characters that matter (brackets, sentence ends).
+    spans, start, depth, quoted = [], 0, 0, 0
+    # Jump between the characters that matter (brackets, quotes, sentence ends).
     for m in ZH_SENTENCE_MARKS.finditer(text):
         i, ch = m.start(), m.group(0)
         if i < start:  # inside trailing dates already taken into a sentence
+            continue
+        if ch in "「『":
+            quoted += 1
+            continue
+        if ch in "」』":
+            quoted = max(0, quoted - 1)
+            continue
+        if quoted:
             continue
         if ch in "（(":
             depth += 1
@@ -372,9 +383,14 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
 
 
 def _dates_and_cards(record: Record, language: str, script: str, region: str) -> None:
-    """Dates (with the FAQ id of a date's link) and 「」 card mentions, from
-    the original text so offsets match links."""
-    record.dates = find_dates(record.text, language)
+    """Dates (with the FAQ id of a date's link; dates the text refers to
+    marked ``reference``) and card mentions, from the original text so
+    offsets match links: every 「」 quote (an archetype when a kind word
+    such as 怪兽 follows and the name starts other cards' names), and “” or
+    《》 quotes that name a known card."""
+    m = markers()
+    record.dates = mark_references(record.text, find_dates(record.text, language),
+                                   tuple(m["date_reference_before"]), tuple(m["date_reference_after"]))
     if record.links:
         for d in record.dates:
             for start, end, href in record.links:
@@ -383,16 +399,46 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                     if fid:
                         record.faq.append((d.raw, fid.group(1), href))
     if "「" in record.text:
-        for m in CARD_QUOTE.finditer(record.text):
-            url = next((h for s, e, h in record.links if s >= m.start(1) - 1 and e <= m.end(1) + 1), None)
-            norm_name = to_simplified(m.group(1), script, region) if language == "zh" else m.group(1)
-            record.cards.append(CardMention(m.group(1), m.start(1), m.end(1), url, norm_name))
+        for q in CARD_QUOTE.finditer(record.text):
+            norm_name = to_simplified(q.group(1), script, region) if language == "zh" else q.group(1)
+            kind = ("term" if _term_quote().search(norm_name) else
+                    "archetype" if _archetype(record.text, q.end(), norm_name) else "card")
+            record.cards.append(CardMention(q.group(1), q.start(1), q.end(1), _link_at(record, q), norm_name, kind))
+    if "“" in record.text or "《" in record.text:
+        for q in OTHER_QUOTES.finditer(record.text):
+            name = q.group(1) or q.group(2)
+            norm_name = to_simplified(name, script, region) if language == "zh" else name
+            if card_index().link(name).passcode is not None or card_index().link(norm_name).passcode is not None:
+                record.cards.append(CardMention(name, q.start(1) if q.group(1) else q.start(2),
+                                                q.end(1) if q.group(1) else q.end(2), _link_at(record, q), norm_name,
+                                                quote=q.group(0)[0] + q.group(0)[-1]))
+        record.cards.sort(key=lambda c: c.start)
+
+
+def _link_at(record: Record, quote: re.Match) -> str | None:
+    return next((h for s, e, h in record.links if s >= quote.start(1 if quote.group(1) else 2) - 1
+                 and e <= quote.end(1 if quote.group(1) else 2) + 1), None) if record.links else None
+
+
+@lru_cache(maxsize=1)
+def _term_quote() -> re.Pattern:
+    return re.compile("|".join(f"(?:{p})" for p in markers()["term_quote_patterns"]))
+
+
+@lru_cache(maxsize=1)
+def _archetype_suffix() -> re.Pattern:
+    return re.compile(alternation(markers()["archetype_suffixes"]))
+
+
+def _archetype(text: str, end: int, norm_name: str) -> bool:
+    """A 「name」 right before a kind word (怪兽, 卡, S怪兽...) that starts other cards' names."""
+    return bool(_archetype_suffix().match(text, end)) and card_index().is_archetype(norm_name)
 
 
 def fill_heading_dates(records: list[Record]) -> None:
     """Yearly logs: a record with no date of its own takes its day heading's date."""
     for record in records:
-        if not any(d.valid for d in record.dates):
+        if not any(d.counts for d in record.dates):
             d = heading_date(record.section)
             if d is not None:
                 record.dates = record.dates + [d]
@@ -623,8 +669,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
 def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:
     """The valid dates written inside ``sentence`` (its trailing stamps and
     date links); empty when it has none (the record's dates stand for it)."""
-    return tuple(sorted({d.iso for d in record.dates
-                         if d.valid and d.iso and sentence.start <= d.start < sentence.end}))
+    return tuple(sorted({d.iso for d in record.dates if d.counts and sentence.start <= d.start < sentence.end}))
 
 
 def _support_principles(record: Record, sentences: list[_Sentence], principles: list[Record]) -> None:

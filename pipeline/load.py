@@ -28,7 +28,7 @@ from typing import Sequence
 import duckdb
 import orjson
 
-from .cards import card_index
+from .cards import CardLink, card_index
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Rule
 from .corpus import Source
@@ -96,6 +96,7 @@ class BuildData:
 
 # --------------------------------------------------------------------------- rows
 
+UNLINKED = CardLink(None, None, None)
 RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements")
 # The longest row: a record holds at most two texts (text, norm_text) of at most
 # 1,000,000 characters (extract's sentence limit), at most 6 bytes each in JSON
@@ -124,14 +125,16 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
             fid, url = faq[d.raw].pop(0) if faq.get(d.raw) else (None, None)
             rows["record_dates"].append({
                 "record_id": r.id, "ord": i, "raw": d.raw, "date": d.iso, "valid": d.valid,
-                "reason": d.reason or None, "from_heading": d.start < 0, "faq_id": fid, "faq_url": url})
+                "reason": d.reason or None, "from_heading": d.start < 0, "kind": d.kind, "faq_id": fid,
+                "faq_url": url})
         source = source_of.get(r.source_id)
         for i, c in enumerate(r.cards):
-            link = cards.link(c.name)
+            link = cards.link(c.name) if c.kind == "card" else UNLINKED
             norm = c.norm_name or (to_simplified(c.name, source.script, source.region) if source else c.name)
             rows["card_mentions"].append({
                 "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": name_key(norm, "Hans"),
-                "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by})
+                "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by,
+                "name_source": link.name_source, "kind": c.kind, "quote": c.quote})
         for st in r.statements:
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
@@ -491,19 +494,20 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
         if not records:
             return []
         ids = list(records)
-        for rid, raw, date, valid, reason, from_heading, fid, url in con.execute(
-                "SELECT record_id, raw, date, valid, reason, from_heading, faq_id, faq_url FROM record_dates "
+        for rid, raw, date, valid, reason, from_heading, kind, fid, url in con.execute(
+                "SELECT record_id, raw, date, valid, reason, from_heading, kind, faq_id, faq_url FROM record_dates "
                 "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
             start = -1 if from_heading else 0
             rec = records[rid]
-            rec.dates.append(RulingDate(raw, start, start, date.isoformat() if date else None, valid, reason or ""))
+            rec.dates.append(RulingDate(raw, start, start, date.isoformat() if date else None, valid, reason or "",
+                                        kind or "own"))
             rec.date_from_heading = rec.date_from_heading or bool(from_heading)
             if fid:
                 rec.faq.append((raw, fid, url))
-        for rid, name, url, norm_name in con.execute(
-                "SELECT record_id, name, url, norm_name FROM card_mentions WHERE record_id IN (SELECT unnest(?)) "
-                "ORDER BY record_id, ord", [ids]).fetchall():
-            records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or ""))
+        for rid, name, url, norm_name, kind, quote in con.execute(
+                "SELECT record_id, name, url, norm_name, kind, quote FROM card_mentions "
+                "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
+            records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or "", kind or "card", quote or "「」"))
         for rid, kind, event, verdict, condition, basis, principle, dates in con.execute(
                 "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates FROM statements "
                 "WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():

@@ -35,6 +35,7 @@ declared language. Markup may nest to any depth: the walkers use explicit stacks
 from __future__ import annotations
 
 import codecs
+import html
 import re
 import warnings as _warnings
 from dataclasses import dataclass, field
@@ -248,7 +249,25 @@ def _items(el):
 
 
 def _collapse(text: str) -> str:
-    return _WHITESPACE.sub(" ", text)
+    return _WHITESPACE.sub(" ", clean_text(text))
+
+
+# Format characters that draw nothing (zero-width space and joiners, word joiner, BOM, soft hyphen,
+# bidirectional marks and embeddings): removed, so they never split a card name or a date.
+INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+ENTITY = re.compile(r"&(?:[a-zA-Z][a-zA-Z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
+
+
+def clean_text(text: str) -> str:
+    """Text as a reader sees it: HTML entities still in it after parsing (a
+    page that escaped them twice: ``&amp;amp;`` -> ``&amp;`` -> ``&``) decoded,
+    invisible format characters removed."""
+    if "&" in text:
+        for _ in range(3):  # each pass undoes one level of escaping
+            if not ENTITY.search(text):
+                break
+            text = html.unescape(text)
+    return INVISIBLE.sub("", text) if INVISIBLE.search(text) else text
 
 
 class _LineBuilder:
@@ -266,11 +285,19 @@ class _LineBuilder:
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
-            s = _WHITESPACE.sub(" ", raw)
+            s = _WHITESPACE.sub(" ", clean_text(raw))
             self.parts.append(s)
             if in_strike:
                 self.struck.append((self.pos, self.pos + len(s)))
             self.pos += len(s)
+
+    def digit_break(self) -> None:
+        """A space between two digit runs that a link boundary separates: two
+        date links in a row (``17/3/24``, ``17/3/24``) are two dates, never
+        ``17/3/2417/3/24``."""
+        if self.parts and self.parts[-1][-1:].isdigit():
+            self.parts.append(" ")
+            self.pos += 1
 
     def element(self, element, in_strike: bool = False) -> None:
         """Add ``element`` and its subtree (not its tail)."""
@@ -296,6 +323,8 @@ class _LineBuilder:
                 if tag in CELL_TAGS and self.pos and self.parts[-1].strip():
                     self.parts.append(CELL_SEPARATOR)
                     self.pos += len(CELL_SEPARATOR)
+                elif tag == "a" and (el.text or "")[:1].isdigit():
+                    self.digit_break()
                 strike = outer_strike or tag in STRIKE_TAGS or "strike" in classes
                 frames.append((strike, self.pos, True))
                 self.text(el.text, strike)
@@ -307,6 +336,8 @@ class _LineBuilder:
                         self.links.append(Link(start, self.pos, href))
                 if el is element:
                     break
+                if el.tag == "a" and (el.tail or "")[:1].isdigit():
+                    self.digit_break()
                 self.text(el.tail, frames[-1][0])
 
     def line(self) -> Line:
@@ -332,6 +363,8 @@ def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
     for child in element:
         if isinstance(child.tag, str):
             builder.element(child)
+            if child.tag == "a" and (child.tail or "")[:1].isdigit():
+                builder.digit_break()
         builder.text(child.tail)
     return builder.line()
 
@@ -449,11 +482,15 @@ class _HtmlWalker:
         if not frame.run:
             return
         builder = _LineBuilder(self.skip)
+        after_link = False
         for item in frame.run:
             if isinstance(item, str):
+                if after_link and item[:1].isdigit():
+                    builder.digit_break()
                 builder.text(item)
             elif item not in self.skip:
                 builder.element(item)
+            after_link = not isinstance(item, str) and item.tag == "a"
         frame.run = []
         index = self.emit([builder.line()], frame)
         if frame.item and index is not None:
@@ -697,7 +734,7 @@ def normalize_text(text: str, source: Source) -> Page:
             current_indent = indent if not bullet else indent + 2
         if stripped.startswith(">"):
             stripped = stripped.lstrip("> ").strip()
-        current.append(_md_line(stripped) if markdown else Line(_collapse(stripped)))
+        current.append(_md_line(clean_text(stripped)) if markdown else Line(_collapse(stripped)))
     flush()
     if not blocks:
         raise NormalizeError("page has no text blocks, only headings", source_id=source.id,

@@ -81,9 +81,9 @@ def record_provenance(con: duckdb.DuckDBPyConnection, record_id: str) -> dict:
     if row is None:
         raise UsageError(f"no record {record_id!r}")
     rec = dict(zip([d[0] for d in con.description], row))
-    rec["dates"] = _dicts(con, "SELECT raw, date, valid, reason, from_heading, faq_id, faq_url FROM record_dates "
+    rec["dates"] = _dicts(con, "SELECT raw, date, valid, reason, kind, from_heading, faq_id, faq_url FROM record_dates "
                                "WHERE record_id = ? ORDER BY ord", [record_id])
-    rec["cards"] = _dicts(con, "SELECT name, norm_name, passcode, name_en, linked_by, url FROM card_mentions "
+    rec["cards"] = _dicts(con, "SELECT name, norm_name, kind, passcode, name_en, linked_by, name_source, url FROM card_mentions "
                                "WHERE record_id = ? ORDER BY ord", [record_id])
     rec["statements"] = _dicts(con, "SELECT info_kind, event, verdict, condition, basis, principle_id "
                                     "FROM statements WHERE record_id = ?", [record_id])

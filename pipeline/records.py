@@ -21,13 +21,18 @@ from .dates import RulingDate
 
 @dataclass(frozen=True)
 class CardMention:
-    """A card named in 「」 (characters ``start:end`` of the record's text)."""
+    """A card named in 「」 (or in “”, 《》 when the name is a known card), at
+    characters ``start:end`` of the record's text; ``kind`` is ``card``,
+    ``archetype`` (``「女武神」怪兽``: a family of cards, never linked to one)
+    or ``term`` (a quoted game term such as ``「攻击力·守备力」``, never linked)."""
 
     name: str
     start: int
     end: int
     url: str | None
     norm_name: str = ""  # the name in Simplified script (no term mapping)
+    kind: str = "card"
+    quote: str = "「」"
 
 
 @dataclass(frozen=True)
@@ -94,8 +99,8 @@ class Record:
 
     @property
     def valid_dates(self) -> tuple[str, ...]:
-        """The record's valid dates, ISO, sorted and distinct."""
-        return tuple(sorted({d.iso for d in self.dates if d.valid and d.iso}))
+        """The record's own valid dates (not those it refers to), ISO, sorted and distinct."""
+        return tuple(sorted({d.iso for d in self.dates if d.counts}))
 
     def dates_of(self, statement: Statement) -> tuple[str, ...]:
         """The dates behind ``statement``: those of its own sentences, else the record's."""

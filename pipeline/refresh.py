@@ -153,8 +153,8 @@ def _signature(record) -> tuple:
     """What a reader of a record sees, besides its id and position."""
     return (record.role, record.channel, record.status, record.withdrawn, record.parent_id, record.text,
             tuple(record.section),
-            tuple((d.raw, d.iso, d.valid, d.start < 0) for d in record.dates), tuple(sorted(record.faq)),
-            tuple((c.name, c.url) for c in record.cards),
+            tuple((d.raw, d.iso, d.valid, d.start < 0, d.kind) for d in record.dates), tuple(sorted(record.faq)),
+            tuple((c.name, c.url, c.kind, c.quote) for c in record.cards),
             tuple(sorted(s.key + (s.dates,) for s in record.statements)),
             tuple(sorted(record.procedural)))
 

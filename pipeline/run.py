@@ -156,7 +156,7 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir
     adds record, date, card and statement counts to ``counts``."""
     rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
     counts["records"] += len(records)
-    counts["dated_records"] += sum(1 for r in records if any(d.valid for d in r.dates))
+    counts["dated_records"] += sum(1 for r in records if any(d.counts for d in r.dates))
     counts["card_mentions"] += len(rows["card_mentions"])
     counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["passcode"] is not None)
     counts["statements"] += len(rows["statements"])

@@ -247,7 +247,11 @@ def markers() -> dict:
     ``keep_classes`` / ``keep_roles`` that make such an element content:
     footnotes are asides), ``chrome_line_patterns`` (regular expressions of
     chrome lines written in the content: navigation, breadcrumbs, footers)
-    and the footnotes' classes, roles and label classes."""
+    the footnotes' classes, roles and label classes, and the words that
+    make a date one the text refers to (``date_reference_before``: 详见,
+    参照; ``date_reference_after``: 的), and ``archetype_suffixes`` (the kind
+    words after a 「name」 that make it an archetype: 怪兽, 卡, S怪兽) and
+    ``term_quote_patterns`` (「」 quotes of game terms, not cards: 「攻击力·守备力」, 「○○」)."""
     data = _json("markers.json")
     check = _Checker("markers.json")
     for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "answered_suffixes",
@@ -258,13 +262,15 @@ def markers() -> dict:
     chrome = check.get(data, "chrome", dict)
     for key in ("tags", "classes", "roles", "keep_classes", "keep_roles"):
         check.words(chrome, key, "chrome")
-    for key in ("footnote_classes", "footnote_roles", "footnote_label_classes"):
+    for key in ("footnote_classes", "footnote_roles", "footnote_label_classes", "date_reference_before",
+                "date_reference_after", "archetype_suffixes"):
         check.words(data, key)
-    for i, pattern in enumerate(check.words(data, "chrome_line_patterns")):
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            check.fail(f"chrome_line_patterns[{i}]", f"is not a regular expression: {exc}")
+    for key in ("chrome_line_patterns", "term_quote_patterns"):
+        for i, pattern in enumerate(check.words(data, key)):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                check.fail(f"{key}[{i}]", f"is not a regular expression: {exc}")
     return data
 
 

@@ -79,6 +79,7 @@ CREATE TABLE IF NOT EXISTS record_dates (
     valid        BOOLEAN,
     reason       VARCHAR,               -- why invalid
     from_heading BOOLEAN,               -- yearly logs: date of the day heading
+    kind         VARCHAR,               -- own | reference (a date the ruling refers to: 详见…的裁定) | heading
     faq_id       VARCHAR,               -- official FAQ id (fid=NNNNN) behind the date
     faq_url      VARCHAR
 );
@@ -86,13 +87,17 @@ CREATE TABLE IF NOT EXISTS record_dates (
 CREATE TABLE IF NOT EXISTS card_mentions (
     record_id    VARCHAR,
     ord          INTEGER,
-    name         VARCHAR,               -- as quoted in 「」
+    name         VARCHAR,               -- as quoted
     norm_name    VARCHAR,               -- Simplified script
     match_key    VARCHAR,               -- search key: name_key() of the name (script, width, case, terms folded)
     url          VARCHAR,
     passcode     INTEGER,               -- NULL when not linked
     name_en      VARCHAR,
-    linked_by    VARCHAR                -- exact | key | NULL
+    linked_by    VARCHAR,               -- exact | key | NULL
+    name_source  VARCHAR,               -- the name that matched: official | community | NULL
+    kind         VARCHAR,               -- card | archetype (「女武神」怪兽: a family, never linked to one card) |
+                                        -- term (「攻击力·守备力」: a quoted game term, not a card)
+    quote        VARCHAR                -- the quote marks: 「」 (or “”, 《》 around a known card's name)
 );
 
 CREATE TABLE IF NOT EXISTS statements (

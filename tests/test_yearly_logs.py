@@ -98,11 +98,11 @@ def test_superseded_records_are_the_struck_through_rulings(con, source_id):
 HAND_PICKED = [
     # text prefix, date, from heading, channel, status, FAQ id, (card, passcode)
     ("「儚无水木」的效果不能在结束阶段发动。", "2019-01-11", False, "database", "current", "22395", ("儚无水木", 60643553)),
-    ("「No.66 霸键甲虫」的效果处理时，对象卡片变成里侧表示", "2019-01-07", True, "email", "current", None, ("No.66 霸键甲虫", None)),
+    ("「No.66 霸键甲虫」的效果处理时，对象卡片变成里侧表示", "2019-01-07", True, "email", "current", None, ("No.66 霸键甲虫", 76067258)),
     ("1组连锁上在「拓扑逻辑轰炸龙」「锁龙蛇-骷髅四面鬼」的连接端", "2021-01-06", True, "email", "current", None,
      ("拓扑逻辑轰炸龙", 5821478)),  # its struck "调整中" part is withdrawn: the ruling is current, not pending
     ("我方场上存在装备了「脆刃之剑」的「潜艇机人」", "2022-09-12", True, "email", "superseded", None, ("脆刃之剑", 41927278)),
-    ("「流星日珥」调整中。", "2019-03-17", False, "wiki", "pending", None, ("流星日珥", None)),
+    ("「流星日珥」调整中。", "2019-03-17", False, "wiki", "pending", None, ("流星日珥", 56856951)),
 ]
 
 
@@ -126,8 +126,14 @@ def test_rulings_by_passcode_or_english_name(con):
     assert by_passcode == by_name > 3
 
 
-def test_unlinked_mentions_stay_visible(con):
+def test_community_names_link_and_what_remains_is_classified(con):
     total, linked = con.execute("SELECT count(*), count(passcode) FROM card_mentions").fetchone()
-    assert 0.4 < linked / total < 0.9
-    # A community name that differs from the official one is not forced onto a card.
-    assert con.execute("SELECT count(*) FROM card_mentions WHERE name = '旋风' AND passcode IS NOT NULL").fetchone()[0] == 0
+    assert linked / total > 0.85
+    # A community name that differs from the official one links through the community table, and says so.
+    assert con.execute("SELECT DISTINCT passcode, name_en, linked_by, name_source FROM card_mentions "
+                       "WHERE name = '旋风'").fetchall() == [(5318639, "Mystical Space Typhoon", "exact", "community")]
+    # An archetype and a quoted game term are classified, never forced onto one card.
+    kinds = dict(con.execute("SELECT kind, count(*) FILTER (WHERE passcode IS NOT NULL) FROM card_mentions "
+                             "WHERE kind <> 'card' GROUP BY 1").fetchall())
+    assert kinds == {"archetype": 0, "term": 0}
+    assert con.execute("SELECT count(*) FROM card_mentions WHERE name = '宝玉兽' AND kind = 'archetype'").fetchone()[0] > 10
