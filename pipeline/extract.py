@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
+_WORDS = re.compile(r"[^\W\d_]")  # a letter of any script
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
 ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
@@ -291,9 +292,8 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
     b = a + len(text)
     struck = [(max(s, a) - a, min(e, b) - a) for s, e in line.struck if min(e, b) > max(s, a)]
     sentences = split_sentences(text, page.language)
-    struck_sentences = [_struck_share(text, struck, x, y) > 0.5 for x, y in sentences]
-    if all(struck_sentences) if sentences else _struck_share(text, struck, 0, len(text)) > 0.5:
-        status, withdrawn = "superseded", ""
+    if struck and not _WORDS.search(TRAILING_DATES.sub("", _unstruck(text, struck))):
+        status, withdrawn = "superseded", ""  # all its words struck through (a date or a full stop may remain)
     else:
         status, withdrawn = "current", _withdrawn_text(text, struck)
         if channel == "under_review" or _pending(_unstruck(text, struck)):

@@ -9,8 +9,6 @@ import pytest
 import lxml.html
 
 from pipeline.corpus import BUNDLED_CORPUS
-from pipeline.extract import split_sentences
-from pipeline.normalize import _line_from
 from pipeline.schema import channel_labels
 
 _HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
@@ -68,21 +66,17 @@ def test_every_ruling_has_a_date(con):
 
 def _struck_lines(path):
     """Count, independently of the pipeline's block walk, the ruling lines of
-    the page all of whose sentences are mostly struck through (a line only
-    partly struck is a current ruling with a withdrawn part)."""
+    the page all of whose words are struck through (a date or a full stop may
+    remain: a line only partly struck is a current ruling with a withdrawn part)."""
     root = lxml.html.fromstring((BUNDLED_CORPUS / path).read_bytes())
     count = 0
     for el in root.xpath(f"//article//div[{_HAS_CLASS.format('line')}] | //article//p"):
         if not el.xpath(f".//*[{_HAS_CLASS.format('strike')}]"):
             continue
-        line = _line_from(el)
-        shares = []
-        for a, b in split_sentences(line.text, "zh"):
-            chars = [i for i in range(a, b) if not line.text[i].isspace()]
-            struck = [i for i in chars if any(s <= i < e for s, e in line.struck)]
-            if chars:
-                shares.append(len(struck) / len(chars))
-        if shares and all(share > 0.5 for share in shares):
+        for struck in el.xpath(f".//*[{_HAS_CLASS.format('strike')}]"):
+            struck.drop_tree()  # its tail (text after it) stays
+        rest = re.sub(r"\d{1,2}/\d{1,2}/\d{1,2}", "", el.text_content())
+        if not re.search(r"[^\W\d_]", rest):
             count += 1
     return count
 
