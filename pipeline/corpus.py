@@ -11,9 +11,11 @@
 * ``fetch``: ``yes`` when ``rulings refresh`` may fetch ``url`` again.
 
 Raises :class:`~pipeline.errors.CorpusError` naming the manifest line for a
-malformed row (or a manifest that is not UTF-8), an unknown language or
-format, a duplicate id, or an id or path that tries to leave the corpus folder
-(``..``, an absolute path, a symlink out of the tree). :func:`read_snapshot`
+malformed row (or a manifest that is not UTF-8), a duplicate id, or an id or
+path that tries to leave the corpus folder (``..``, an absolute path, a
+symlink out of the tree). A row with a format or language the pipeline
+cannot read is kept with :attr:`Source.problem`: that source alone fails
+(:meth:`Source.check_readable`), the others are built. :func:`read_snapshot`
 raises NormalizeError for a snapshot that is missing, unreadable, not a
 regular file or too large.
 """
@@ -56,6 +58,13 @@ class Source:
     fetch: bool
     notes: str
     snapshot: Path
+    problem: str = ""  # why the pipeline cannot read this source (an unknown format or language), with its place
+
+    def check_readable(self) -> None:
+        """Raise CorpusError naming the manifest row when the source cannot be read."""
+        if self.problem:
+            place, _, message = self.problem.partition(": ")
+            raise CorpusError(message, source_id=self.id, place=place)
 
 
 def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
@@ -93,11 +102,14 @@ def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
     if not ID_PATTERN.match(sid):
         raise CorpusError(f"source id {sid!r} is not of the form [a-z0-9][a-z0-9._-]*", place=place)
     fmt = (row.get("format") or "").strip()
-    if fmt not in FORMATS:
-        raise CorpusError(f"format {fmt!r} is not one of {sorted(FORMATS)}", source_id=sid, place=place)
     language = (row.get("language") or "").strip()
-    if language not in LANGUAGES:
-        raise CorpusError(f"language {language!r} is not one of {sorted(LANGUAGES)}", source_id=sid, place=place)
+    # A row the pipeline cannot read fails that source alone (the build goes on); a row
+    # that tries to leave the corpus folder or reuses an id fails the manifest.
+    problem = ""
+    if fmt not in FORMATS:
+        problem = f"format {fmt!r} is not one of {sorted(FORMATS)}"
+    elif language not in LANGUAGES:
+        problem = f"language {language!r} is not one of {sorted(LANGUAGES)}"
     rel = (row.get("path") or "").strip()
     snapshot = safe_snapshot_path(corpus_dir, rel, source_id=sid, place=place)
     return Source(
@@ -112,6 +124,7 @@ def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
         fetch=(row.get("fetch") or "").strip().lower() == "yes",
         notes=(row.get("notes") or "").strip(),
         snapshot=snapshot,
+        problem=f"{place}: {problem}" if problem else "",
     )
 
 

@@ -152,10 +152,18 @@ def pipeline_for(language: str) -> Language:
 # --------------------------------------------------------------------------- segmentation
 
 def _merge_continued(lines: list[Line]) -> list[Line]:
-    """Join a line ending in a comma with the next one (one sentence across lines)."""
+    """Join a line ending in a comma with the next one (one sentence across
+    lines), and a line of date stamps alone with the ruling before it; drop
+    lines with no word and no date (page numbers, bullets, stray marks)."""
     out: list[Line] = []
     for line in lines:
-        if out and out[-1].text.endswith(("，", "、", ",")):
+        wordless = not _WORDS.search(line.text)
+        if wordless and not find_dates(line.text):
+            continue
+        if out and (out[-1].text.endswith(("，", "、", ",")) or wordless):
+            if wordless:
+                line = Line(" " + line.text, tuple((a + 1, b + 1) for a, b in line.struck),
+                            tuple(type(l)(l.start + 1, l.end + 1, l.href) for l in line.links))
             prev = out.pop()
             shift = len(prev.text)
             out.append(Line(
@@ -265,6 +273,8 @@ def segment(page: Page) -> list[Record]:
             if m:
                 channel = channel_labels()[m.group(1).lower()]
                 example_mode = False
+                continue
+            if label_line().match(text + "："):  # the label word alone, without its colon: no ruling
                 continue
             prefix = example_prefix().match(text)
             # An "example" line that names no card states a principle.

@@ -47,7 +47,7 @@ from filelock import FileLock, Timeout
 
 from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
-from .errors import ExtractError, FetchError, RefreshError, RulingsError, UsageError
+from .errors import CorpusError, ExtractError, FetchError, RefreshError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_tables, render, rules_hash, write_engine
 from .load import PageUpdate, RefreshData, SnapshotInfo, StoredState, read_records, read_state, write_refresh
@@ -277,8 +277,9 @@ def _fetch_all(corpus_dir: Path, selected: list[Source], state: StoredState, con
                 progress(source.id)
             prev = state.snapshots.get(source.id)
             try:
+                source.check_readable()
                 fetched = fetcher.fetch(source, prev.etag if prev else None, prev.last_modified if prev else None)
-            except FetchError as exc:
+            except (CorpusError, FetchError) as exc:
                 result.outcomes.append(SourceOutcome(source.id, "failed", _kept(str(exc), prev)))
                 continue
             outcome = SourceOutcome(source.id, "unchanged", http_status=fetched.status, attempts=fetched.attempts)

@@ -95,6 +95,7 @@ def process_page(source: Source, timings: dict[str, float], max_page_bytes: int 
                  data: bytes | None = None) -> PageResult:
     """One page through normalize and extract. Raises RulingsError for a bad page."""
     t0 = time.perf_counter()
+    source.check_readable()
     data = read_snapshot(source, max_page_bytes) if data is None else data
     page = _guarded(NormalizeError, source.id, source.path, normalize, data, source)
     t1 = time.perf_counter()

@@ -30,7 +30,6 @@ def _corpus_with(tmp_path, **fields):
     ({"path": "/etc/passwd"}, "snapshot path '/etc/passwd' must be relative to the corpus folder"),
     ({"path": "\\\\server\\share\\x.html"}, "must be relative to the corpus folder"),
     ({"path": "pages/a\x00b.html"}, "contains a NUL character"),
-    ({"language": "ja"}, "bad-page, manifest.tsv:3: language 'ja' is not one of ['en', 'zh']"),
     ({"id": "good-page"}, "duplicate source id 'good-page'"),
 ])
 def test_bad_manifest_entries_are_refused(tmp_path, fields, message):
@@ -83,3 +82,18 @@ def test_refused_manifest_changes_nothing_built(tmp_path):
     assert ("Error: [corpus] evil, manifest.tsv:4: snapshot path '../../../../etc/passwd' leaves the corpus folder"
             in out.output)
     assert db_fingerprint(db) == before and engine.read_bytes() == module
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"language": "ja"}, "[corpus] bad-page, manifest.tsv:3: language 'ja' is not one of ['en', 'zh']"),
+    ({"format": "pdf"}, "[corpus] bad-page, manifest.tsv:3: format 'pdf' is not one of ['html', 'markdown', 'text']"),
+    ({"format": ""}, "[corpus] bad-page, manifest.tsv:3: format '' is not one of ['html', 'markdown', 'text']"),
+])
+def test_a_row_the_pipeline_cannot_read_fails_that_source_alone(tmp_path, fields, message):
+    corpus = _corpus_with(tmp_path, **fields)
+    assert [s.id for s in load_manifest(corpus)] == ["good-page", "bad-page"]
+    out = CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(tmp_path / "r.duckdb"),
+                                    "--engine-out", str(tmp_path / "e.py")])
+    assert out.exit_code == 1
+    assert [line for line in out.output.splitlines() if line.startswith("error:")] == [f"error: {message}"]
+    assert "sources          2 (1 built)" in out.output
