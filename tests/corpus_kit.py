@@ -96,3 +96,45 @@ def db_fingerprint(db: Path) -> tuple:
         return counts, tuple(map(tuple, rules)), rules_hash
     finally:
         con.close()
+
+
+# --------------------------------------------------------------------------- an independent reading of a site page
+
+HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
+
+
+def ruling_lines(html: bytes) -> list[str]:
+    """The ruling lines of an OCG-Rule site page read with lxml alone, as a
+    reader would list them, to check the pipeline against: every line of a
+    line-block, paragraph and list item without blocks inside (its text with
+    whitespace collapsed, links kept apart), but block and example labels,
+    admonition titles, footnote labels and lines with no word; an example's
+    ``例：`` prefix is not its text; a line ending in a comma runs on into the
+    next."""
+    import re
+
+    import lxml.html
+
+    from pipeline.schema import channel_labels
+
+    root = lxml.html.fromstring(html)
+    [article] = root.xpath("//article[@role='main']")
+    for el in article.xpath(f".//*[{HAS_CLASS.format('headerlink')} or {HAS_CLASS.format('label')}]"):
+        el.drop_tree()
+    for link in article.iter("a"):
+        if (link.tail or "")[:1].isdigit() or (link.text or "")[:1].isdigit():
+            link.tail = " " + (link.tail or "")
+    elements = article.xpath(f".//div[{HAS_CLASS.format('line')}] | .//p[not({HAS_CLASS.format('admonition-title')})]"
+                             " | .//li[not(.//p) and not(.//div)]")
+    labels = set(channel_labels()) | {"例"}
+    lines: list[str] = []
+    for el in elements:
+        text = re.sub(r"\s+", " ", el.text_content()).strip()
+        if not re.search(r"[^\W\d_]", text) or re.sub(r"\s*[：:]\s*$", "", text).lower() in labels:
+            continue
+        text = re.sub(r"^例\s*[：:]\s*", "", text)
+        if lines and lines[-1].endswith(("，", "、", ",")):
+            lines[-1] += text
+        else:
+            lines.append(text)
+    return lines
