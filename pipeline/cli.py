@@ -389,13 +389,24 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
 @click.option("--wait", is_flag=True, help="Wait for a running refresh to end instead of exiting with an error.")
 @click.option("--rate-limit", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Requests per second per host (0: no limit); a robots.txt Crawl-delay can only slow it down.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True, help="Seconds to wait for a server.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Seconds to wait for a server to answer or send more (between two reads).")
 @click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True,
               help="Retries after timeouts, connection errors, 429 and 5xx (exponential backoff, Retry-After honoured).")
 @click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
               help="Refuse pages larger than this.")
 @click.option("--max-shrink", type=click.FloatRange(0, 1), default=0.5, show_default=True,
               help="Refuse a changed page that lost more than this share of its rulings (a markup change?).")
+@click.option("--max-retry-after", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="Seconds a server may ask to wait (Retry-After) before a retry; longer fails the source at once.")
+@click.option("--max-crawl-delay", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Longest robots.txt Crawl-delay honoured (seconds); a site asking more is not fetched.")
+@click.option("--max-response-seconds", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
+              help="Longest time to read one response, first byte to last (a trickling server is cut off).")
+@click.option("--source-deadline", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+              help="Seconds one source may take, waits and retries included; then it is recorded as failed.")
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=3600.0, show_default=True,
+              help="Seconds the whole run may fetch; sources not fetched by then are recorded as failed.")
 @click.option("--user-agent", envvar="RULINGS_USER_AGENT", default=None,
               help="User-Agent header (env RULINGS_USER_AGENT); default names rulings and its version. "
                    "Add a contact address when you run it on a schedule.")
@@ -403,7 +414,8 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
 @_exit_codes
 def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine_path: Path, wait: bool,
             rate_limit: float, timeout: float, retries: int, max_page_bytes: int, max_shrink: float,
-            user_agent: str | None, as_json: bool) -> None:
+            max_retry_after: float, max_crawl_delay: float, max_response_seconds: float, source_deadline: float,
+            deadline: float, user_agent: str | None, as_json: bool) -> None:
     """Fetch the sources from their URLs; re-process only the pages that changed.
 
     \b
@@ -421,6 +433,8 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
       17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
     """
     config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
+                         max_retry_after=max_retry_after, max_crawl_delay=max_crawl_delay,
+                         max_response_seconds=max_response_seconds, source_deadline=source_deadline, deadline=deadline,
                          **({"user_agent": user_agent} if user_agent else {}))
 
     def progress(source_id: str) -> None:

@@ -33,6 +33,7 @@ import datetime as dt
 import email.utils
 import html
 import json
+import re
 import time
 import urllib.robotparser
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ import tenacity
 
 from . import __version__
 from .corpus import DEFAULT_MAX_PAGE_BYTES, Source
+from .encoding import decode_bytes, encoding_name
 from .errors import FetchError
 from .records import utc_now
 from .schema import mediawiki_sites
@@ -54,6 +56,10 @@ DEFAULT_USER_AGENT = (f"rulings/{__version__} (Yu-Gi-Oh! OCG rulings corpus pipe
                       f"python-httpx/{httpx.__version__})")
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 ROBOTS_MAX_BYTES = 512 * 1024  # RFC 9309: parse at least 500 KiB
+# Header charsets worth re-encoding from; any other is left to the page's own declaration and its bytes.
+SAFE_HEADER_CHARSETS = frozenset({"gb18030", "cp950", "big5hkscs", "iso8859-1", "cp1252", "shift_jis", "euc_jp",
+                                  "euc_kr"})
+HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([\w.:-]+)""", re.I)
 RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
@@ -70,11 +76,15 @@ class FetchConfig:
     per host (0: no limit); ``retries`` counts attempts after the first."""
 
     user_agent: str = DEFAULT_USER_AGENT
-    timeout: float = 30.0
+    timeout: float = 30.0  # between two reads of a response
     retries: int = 3
     backoff: float = 2.0
     backoff_max: float = 60.0
-    max_retry_after: float = 300.0
+    max_retry_after: float = 60.0  # a longer Retry-After fails the source at once
+    max_crawl_delay: float = 30.0  # a robots.txt Crawl-delay over this fails the source: no waiting for hours
+    max_response_seconds: float = 120.0  # a whole response, first byte to last (a trickling server is cut off)
+    source_deadline: float = 600.0  # all of one source: robots.txt, retries, waits
+    deadline: float = 3600.0  # the whole run: sources not fetched by then fail
     rate_limit: float = 1.0
     max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
     respect_robots: bool = True
@@ -165,29 +175,44 @@ def mediawiki_page(body: bytes, source_id: str, url: str) -> bytes:
             f"<body>{text}</body></html>\n").encode("utf-8")
 
 
-def _to_utf8(body: bytes, response: httpx.Response) -> bytes:
+def _to_utf8(body: bytes, headers: httpx.Headers, source_id: str = "") -> bytes:
     """Re-encode a text page as UTF-8 when the HTTP header declares another
-    charset the bytes decode with (the snapshot keeps no headers)."""
-    charset = (response.charset_encoding or "").lower()
-    if not charset or charset.replace("_", "-") in ("utf-8", "utf8", "ascii", "us-ascii"):
+    charset (the snapshot keeps no headers). The declaration is checked
+    against the bytes like a ``<meta charset>`` is
+    (:func:`pipeline.encoding.decode_bytes`): UTF-8 served as ISO-8859-1 (a
+    common server default, and Latin-1 decodes any bytes) stays UTF-8. A
+    charset no page should use (UTF-7, UTF-16/32 without BOM) or an unknown
+    one is ignored: the page's own declaration and the bytes decide."""
+    declared = HEADER_CHARSET.search(headers.get("content-type", ""))
+    charset = encoding_name(declared.group(1)) if declared else None
+    if charset not in SAFE_HEADER_CHARSETS:
         return body
     try:
-        return body.decode(charset).encode("utf-8")
-    except (LookupError, UnicodeDecodeError):
+        return decode_bytes(body, source_id, charset).text.encode("utf-8")
+    except (LookupError, UnicodeError):
         return body  # normalize's own charset detection takes over
 
 
 class Fetcher:
-    """Fetches pages for one refresh run; use as a context manager."""
+    """Fetches pages for one refresh run; use as a context manager.
+
+    Every wait (rate limit, Crawl-delay, retry backoff, Retry-After) and every
+    read is bounded by the source's deadline and the run's
+    (:attr:`FetchConfig.source_deadline`, :attr:`FetchConfig.deadline`): a
+    scheduled job always finishes. Every request, redirects included, goes
+    through the rate limit and robots.txt of its own origin."""
 
     def __init__(self, config: FetchConfig | None = None):
         self.config = config or FetchConfig()
         self._last_request: dict[str, float] = {}
         self._interval: dict[str, float] = {}
         self._robots: dict[str, urllib.robotparser.RobotFileParser | str] = {}
+        self._run_deadline = time.monotonic() + self.config.deadline
+        self._source_deadline = self._run_deadline
+        self._source_id = ""
         self._client = httpx.Client(
             headers={"User-Agent": self.config.user_agent}, timeout=self.config.timeout,
-            follow_redirects=True, event_hooks={"request": [self._throttle]})
+            follow_redirects=True, event_hooks={"request": [self._before_request]})
 
     def __enter__(self) -> "Fetcher":
         return self
@@ -200,6 +225,27 @@ class Fetcher:
 
     # ----------------------------------------------------------------- politeness
 
+    def _check_deadline(self, place: str, waiting: float = 0.0) -> None:
+        """FetchError when ``waiting`` more seconds would pass the source's or the run's deadline."""
+        now = time.monotonic()
+        if now + waiting > self._run_deadline:
+            raise FetchError(f"the run's deadline ({self.config.deadline:g} s, --deadline) is reached",
+                             source_id=self._source_id, place=place)
+        if now + waiting > self._source_deadline:
+            raise FetchError(f"the source's deadline ({self.config.source_deadline:g} s, --source-deadline) is "
+                             "reached", source_id=self._source_id, place=place)
+
+    def _sleep(self, seconds: float) -> None:
+        self._check_deadline("waiting", seconds)
+        self.config.sleep(seconds)
+
+    def _before_request(self, request: httpx.Request) -> None:
+        """Every request, redirects included: robots.txt of its origin, then the rate limit."""
+        url = str(request.url)
+        if self.config.respect_robots and request.url.path != "/robots.txt":
+            self._check_robots(url, self._source_id)
+        self._throttle(request)
+
     def _throttle(self, request: httpx.Request) -> None:
         """Wait until the host's interval has passed since its last request."""
         host = request.url.netloc.decode("ascii", "replace")
@@ -209,7 +255,7 @@ class Fetcher:
         if last is not None and interval > 0:
             wait = last + interval - time.monotonic()
             if wait > 0:
-                self.config.sleep(wait)
+                self._sleep(wait)
         self._last_request[host] = time.monotonic()
 
     def _check_robots(self, url: str, source_id: str) -> None:
@@ -227,6 +273,10 @@ class Fetcher:
                              source_id=source_id, place=url)
         delay = robots.crawl_delay(self.config.user_agent)
         if delay:
+            if float(delay) > self.config.max_crawl_delay:
+                raise FetchError(f"{origin}/robots.txt asks a Crawl-delay of {float(delay):g} s, over the limit of "
+                                 f"{self.config.max_crawl_delay:g} s (--max-crawl-delay); not fetched",
+                                 source_id=source_id, place=url)
             self._interval[parts.netloc] = float(delay)
 
     def _read_robots(self, origin: str, source_id: str) -> urllib.robotparser.RobotFileParser | str:
@@ -252,6 +302,9 @@ class Fetcher:
         connection failures, truncated or oversized bodies and malformed API
         answers, after the configured retries.
         """
+        self._source_id = source.id
+        self._source_deadline = min(self._run_deadline, time.monotonic() + self.config.source_deadline)
+        self._check_deadline(source.url)
         if not source.url.startswith(("http://", "https://")):
             raise FetchError(f"URL {source.url!r} is not http(s)", source_id=source.id, place="manifest url")
         wiki = mediawiki_request(source.url, self.config.mediawiki_apis)
@@ -260,9 +313,7 @@ class Fetcher:
             request_url = str(httpx.URL(url, params=params))
         except httpx.InvalidURL as exc:
             raise FetchError(f"invalid URL: {exc}", source_id=source.id, place="manifest url") from None
-        if self.config.respect_robots:
-            self._check_robots(request_url, source.id)
-        headers = {}
+        headers = {}  # robots.txt is checked for every request, redirects included (_before_request)
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:
@@ -287,7 +338,7 @@ class Fetcher:
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception(lambda e: isinstance(e, (_RetryableStatus, *RETRYABLE_ERRORS))),
             stop=tenacity.stop_after_attempt(cfg.retries + 1) | self._stop_on_long_retry_after,
-            wait=self._wait, sleep=cfg.sleep, reraise=True)
+            wait=self._wait, sleep=self._sleep, reraise=True)
         attempts = 0
         try:
             for attempt in retrying:
@@ -295,6 +346,7 @@ class Fetcher:
                     attempts += 1
                     status, body, response_headers = self._get_once(url, headers, source_id,
                                                                     limit or cfg.max_page_bytes)
+                    body = _to_utf8(body, response_headers, source_id)
         except _RetryableStatus as exc:
             if exc.retry_after is not None and exc.retry_after > cfg.max_retry_after:
                 reason = (f"HTTP {exc.status} with Retry-After {exc.retry_after:g} s, over the limit of "
@@ -327,13 +379,18 @@ class Fetcher:
                 raise FetchError(f"page is {declared} bytes (Content-Length), over the limit of {limit} bytes",
                                  source_id=source_id, place=url)
             chunks, total = [], 0
+            cut_off = time.monotonic() + self.config.max_response_seconds
             for chunk in response.iter_bytes():
                 total += len(chunk)
                 if total > limit:
                     raise FetchError(f"page is over the limit of {limit} bytes (stopped reading at byte {total})",
                                      source_id=source_id, place=url)
+                if time.monotonic() > cut_off:
+                    raise FetchError(f"the response took over {self.config.max_response_seconds:g} s "
+                                     f"(--max-response-seconds; {total} bytes read)", source_id=source_id, place=url)
+                self._check_deadline(url)
                 chunks.append(chunk)
-            return status, _to_utf8(b"".join(chunks), response), response.headers
+            return status, b"".join(chunks), response.headers
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         """``Retry-After`` when the server sent one, else exponential backoff."""

@@ -282,6 +282,10 @@ def _fetch_all(corpus_dir: Path, selected: list[Source], state: StoredState, con
             except (CorpusError, FetchError) as exc:
                 result.outcomes.append(SourceOutcome(source.id, "failed", _kept(str(exc), prev)))
                 continue
+            except Exception as exc:  # noqa: BLE001 - a bug or a server unlike any seen fails this source only
+                reason = f"[fetch] {source.id}: unexpected {type(exc).__name__}: {exc}"
+                result.outcomes.append(SourceOutcome(source.id, "failed", _kept(reason, prev)))
+                continue
             outcome = SourceOutcome(source.id, "unchanged", http_status=fetched.status, attempts=fetched.attempts)
             if fetched.not_modified:
                 outcome.reason = "not modified (HTTP 304)"

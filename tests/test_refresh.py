@@ -60,6 +60,7 @@ class Site:
     robots: str | None = None                                      # None: 404
     validators: bool = True                                        # send ETag / Last-Modified, answer 304
     slow_seconds: float = 1.0
+    trickle_seconds: float = 0.2
     requests: list[tuple[str, dict, dict]] = field(default_factory=list)  # (path, query, headers)
 
     def reset(self) -> None:
@@ -111,9 +112,28 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(200, json.dumps({"error": {"code": "missingtitle", "info": "no page"}}).encode())
             answer = {"parse": {"title": title, "pageid": 1, "text": site.wiki[title]}}
             return self._send(200, json.dumps(answer, ensure_ascii=False).encode(), ctype="application/json")
+        if isinstance(fault, tuple) and fault[0] == "redirect":
+            self.send_response(302)
+            self.send_header("Location", fault[1])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
         body = site.pages.get(path)
         if body is None:
             return self._send(404, b"not found")
+        if fault == "trickle":  # a whole body promised, one byte at a time
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for i in range(min(len(body), 50)):  # bounded: the client gives up well before
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(site.trickle_seconds)
+            self.close_connection = True
+            return None
+        if isinstance(fault, tuple) and fault[0] == "charset":
+            return self._send(200, body, ctype=f"text/html; charset={fault[1]}", raw_ctype=True)
         if fault == "truncate":  # promise the whole body, send half, hang up
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
@@ -130,12 +150,13 @@ class Handler(BaseHTTPRequestHandler):
             headers = {"ETag": etag, "Last-Modified": "Sat, 01 Jun 2024 00:00:00 GMT"}
         return self._send(200, body, headers)
 
-    def _send(self, status: int, body: bytes, headers: dict | None = None, ctype: str = "text/html") -> None:
+    def _send(self, status: int, body: bytes, headers: dict | None = None, ctype: str = "text/html",
+              raw_ctype: bool = False) -> None:
         self.send_response(status)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         if status != 304:
-            self.send_header("Content-Type", f"{ctype}; charset=utf-8")
+            self.send_header("Content-Type", ctype if raw_ctype else f"{ctype}; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if status != 304:
@@ -629,3 +650,106 @@ def test_cli_refresh_and_changes(env, site):
     site.faults[PAGE[PLEDGES]] = ["500"]
     out = runner.invoke(main, ["refresh", *args, "--retries", "0"])
     assert out.exit_code == 1 and "failed    ocg-rule-c03-pledges" in out.stdout
+
+
+# --------------------------------------------------------------------------- hardening: hangs and hostile servers
+
+def _outcome(result, source_id):
+    return {o.source_id: o for o in result.outcomes}[source_id]
+
+
+@pytest.mark.parametrize("delay", ["100000", "31"])
+def test_a_crawl_delay_over_the_limit_fails_at_once_without_waiting(env, site, delay):
+    site.robots = f"User-agent: *\nCrawl-delay: {delay}\n"
+    sleeps = Sleeps()
+    result = env.refresh(config=config(sleep=sleeps, max_crawl_delay=30))
+    for sid in (FACE_DOWN, PLEDGES):
+        assert _outcome(result, sid).outcome == "failed"
+        assert f"Crawl-delay of {float(delay):g} s, over the limit of 30 s" in _outcome(result, sid).reason
+    assert sleeps == [] and site.hits(PAGE[PLEDGES]) == []
+    assert env.sql("SELECT count(*) FROM runs WHERE run_id = ?", [result.run_id]) == [(1,)]  # the run is recorded
+
+
+def test_the_default_retry_after_limit_refuses_a_five_minute_wait(env, site):
+    site.faults[PAGE[PLEDGES]] = [("429", "299")]
+    sleeps = Sleeps()
+    result = env.refresh(config=FetchConfig(rate_limit=0, timeout=2.0, retries=2, sleep=sleeps))
+    assert "Retry-After 299 s, over the limit of 60 s" in _outcome(result, PLEDGES).reason
+    assert sleeps == []
+
+
+def test_a_source_deadline_fails_the_source_and_the_run_goes_on(env, site):
+    site.faults[PAGE[FACE_DOWN]] = ["500"] * 5
+    sleeps = Sleeps()
+    result = env.refresh(config=config(retries=4, backoff=5, source_deadline=3, sleep=sleeps))
+    assert "the source's deadline (3 s, --source-deadline) is reached" in _outcome(result, FACE_DOWN).reason
+    assert _outcome(result, PLEDGES).outcome == "unchanged"  # the next source is fetched
+    assert sleeps == []  # a wait past the deadline is never started
+
+
+def test_the_run_deadline_fails_every_source_left_and_records_the_run(env, site):
+    result = env.refresh(config=config(deadline=1e-9))
+    assert [o.outcome for o in result.outcomes] == ["failed", "failed"]
+    assert all("the run's deadline" in o.reason for o in result.outcomes)
+    assert env.sql("SELECT failed FROM runs WHERE run_id = ?", [result.run_id]) == [(2,)]
+
+
+def test_a_trickling_server_is_cut_off(env, site):
+    site.faults[PAGE[PLEDGES]] = ["trickle"]
+    started = time.monotonic()
+    result = env.refresh(config=config(retries=0, max_response_seconds=0.5))
+    assert time.monotonic() - started < 8
+    assert "the response took over 0.5 s" in _outcome(result, PLEDGES).reason
+    assert _outcome(result, FACE_DOWN).outcome == "unchanged"
+
+
+@pytest.mark.parametrize("charset", ["utf-7", "utf-16", "x-no-such-charset"])
+def test_a_charset_no_page_should_use_fails_or_reads_that_source_only(env, site, charset):
+    site.pages[PAGE[PLEDGES]] = b"+2AA-"
+    site.faults[PAGE[PLEDGES]] = [("charset", charset)]
+    result = env.refresh()
+    assert _outcome(result, PLEDGES).outcome == "failed"  # five bytes are no ruling page, whatever the charset
+    assert "Traceback" not in _outcome(result, PLEDGES).reason
+    assert _outcome(result, FACE_DOWN).outcome == "unchanged"
+    assert env.sql("SELECT count(*) FROM runs WHERE run_id = ?", [result.run_id]) == [(1,)]
+
+
+def test_an_unexpected_exception_fails_that_source_only(env, site, monkeypatch):
+    from pipeline import fetch
+
+    real = fetch.Fetcher.fetch
+
+    def fetch_or_break(self, source, *args):
+        if source.id == FACE_DOWN:
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+        return real(self, source, *args)
+
+    monkeypatch.setattr(fetch.Fetcher, "fetch", fetch_or_break)
+    site.pages[PAGE[PLEDGES]] += b"<!-- new -->"
+    result = env.refresh()
+    assert _outcome(result, FACE_DOWN).outcome == "failed"
+    assert "unexpected UnicodeEncodeError" in _outcome(result, FACE_DOWN).reason
+    assert _outcome(result, PLEDGES).outcome == "changed"  # fetched after the failure, and stored
+    assert env.sql("SELECT changed, failed FROM runs WHERE run_id = ?", [result.run_id]) == [(1, 1)]
+
+
+@pytest.mark.parametrize("charset", ["ISO-8859-1", "windows-1252", "latin1"])
+def test_utf8_served_with_a_latin_charset_header_is_read_as_utf8(env, site, charset):
+    before = env.in_force(FACE_DOWN)
+    site.faults[PAGE[FACE_DOWN]] = [("charset", charset)]
+    site.validators = False
+    result = env.refresh()
+    assert _outcome(result, FACE_DOWN).outcome == "unchanged"  # the same bytes, no mojibake, nothing retired
+    assert env.in_force(FACE_DOWN) == before
+
+
+@pytest.mark.parametrize("target", ["localhost", "127.0.0.1"])
+def test_a_redirect_checks_the_robots_txt_of_the_origin_it_goes_to(env, site, target):
+    port = site.url.rsplit(":", 1)[1]
+    site.robots = "User-agent: *\nDisallow: /moved/\n"
+    site.pages["/moved/pledges.html"] = site.pages[PAGE[PLEDGES]] + b"<!-- moved -->"
+    site.faults[PAGE[PLEDGES]] = [("redirect", f"http://{target}:{port}/moved/pledges.html")]
+    result = env.refresh()
+    outcome = _outcome(result, PLEDGES)
+    assert outcome.outcome == "failed" and f"disallowed by http://{target}:{port}/robots.txt" in outcome.reason
+    assert site.hits("/moved/pledges.html") == []
