@@ -19,7 +19,6 @@ from pathlib import Path
 
 import click
 import duckdb
-from filelock import FileLock, Timeout
 
 from . import queries
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, load_manifest
@@ -122,10 +121,13 @@ def _page_progress(total: int, quiet: bool):
               help="Refuse pages larger than this.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes for the pages (default: one per core; 1 below 4 pages).")
+@click.option("--max-shrink", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="A page that gives more than this share fewer records, statements or dated rulings than the "
+                   "previous database holds for it keeps its previous records, with a warning (1: accept any page).")
 @JSON_OPTION
 @_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
-          as_json: bool) -> None:
+          max_shrink: float, as_json: bool) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
 
     Writes the database (--db) and the engine module (--engine-out), each
@@ -136,14 +138,9 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     """
     total = len(load_manifest(corpus_dir))
     _exit_on_sigterm()
-    lock = FileLock(f"{db_path}.lock")  # the lock `rulings refresh` takes: never both on one database
-    try:
-        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-        with lock.acquire(timeout=0), _page_progress(total, as_json) as progress:
-            result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
-                               workers=workers)
-    except Timeout:
-        _fail(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again later")
+    with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
+        result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
+                           workers=workers, max_shrink=max_shrink)
     summary = result.summary()
     if as_json:
         _echo_json(summary)

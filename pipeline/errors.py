@@ -65,6 +65,12 @@ class RefreshError(RulingsError):
     retryable = True
 
 
+class BusyError(RefreshError):
+    """A build or refresh holds the database's lock."""
+
+    stage = "lock"
+
+
 class ScenarioError(RulingsError):
     """A scenario is malformed; ``place`` names the scenario id and field."""
 

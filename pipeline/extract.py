@@ -228,15 +228,28 @@ def record_id(source_id: str, section: tuple[str, ...], norm: str, occurrence: i
     return "r" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:15]
 
 
-def _struck_share(text: str, struck, a: int, b: int) -> float:
-    """Share of the non-space characters of ``text[a:b]`` that are struck through."""
-    if not struck:
-        return 0.0
-    chars = sum(1 for ch in text[a:b] if not ch.isspace())
-    if not chars:
-        return 0.0
-    hit = sum(1 for s, e in struck for i in range(max(a, s), min(b, e)) if not text[i].isspace())
-    return hit / chars
+class _StruckShare:
+    """Share of the non-space characters of ``text[a:b]`` that are struck
+    through, for any range in constant time (prefix sums built once in time
+    linear in the text: a paragraph of thousands of struck spans stays linear)."""
+
+    def __init__(self, text: str, struck):
+        n = len(text)
+        opens, closes = [0] * (n + 1), [0] * (n + 1)  # ranges starting / ending at each position
+        for s, e in struck:
+            opens[min(s, n)] += 1
+            closes[min(e, n)] += 1
+        self.chars, self.hit = [0] * (n + 1), [0] * (n + 1)
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += opens[i] - closes[i]
+            solid = not ch.isspace()
+            self.chars[i + 1] = self.chars[i] + solid
+            self.hit[i + 1] = self.hit[i] + (solid and depth > 0)
+
+    def __call__(self, a: int, b: int) -> float:
+        chars = self.chars[b] - self.chars[a]
+        return (self.hit[b] - self.hit[a]) / chars if chars else 0.0
 
 
 def _unstruck(text: str, struck) -> str:
@@ -377,9 +390,10 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
     jobs: list[tuple[int, _Sentence]] = []
     for i, record in enumerate(records):
         if needs_matching(record, language):
+            share = _StruckShare(record.text, record.struck) if record.struck else None
             for a, b in record.sentences or [(0, len(record.text))]:
                 norm = canonical_text(record.text[a:b], language, script, region)
-                jobs.append((i, _Sentence(None, norm, _struck_share(record.text, record.struck, a, b) > 0.5, a, b)))
+                jobs.append((i, _Sentence(None, norm, bool(share and share(a, b) > 0.5), a, b)))
     docs: list[list[_Sentence] | None] = [None] * len(records)
     for (i, sentence), doc in zip(jobs, nlp.pipe((sentence.norm for _, sentence in jobs), batch_size=256)):
         sentence.doc = doc

@@ -19,21 +19,24 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import duckdb
 import orjson
+from filelock import FileLock, Timeout
 
 from .cards import CardLink, card_index
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .dates import RulingDate
-from .errors import LoadError
+from .errors import BusyError, LoadError, UsageError
 from .records import CardMention, Record, Statement
 from .schema import ddl
 
@@ -245,7 +248,9 @@ class DatabaseWriter:
         os.close(fd)
         os.unlink(tmp_name)  # DuckDB wants to create the file itself
         self.tmp = Path(tmp_name)
-        self._workdir = tempfile.TemporaryDirectory(prefix="rulings-load-")
+        # Beside the database, not in the system's temporary folder: a killed build's leftovers
+        # are then the next build's to clean (clean_leftovers), under the database's lock.
+        self._workdir = tempfile.TemporaryDirectory(prefix=".rulings-load-", dir=self.db_path.parent)
         # One thread: the build's workers have the other cores.
         self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1})
         try:
@@ -270,8 +275,11 @@ class DatabaseWriter:
         for table, paths in files.items():
             if paths:
                 self._insert(table, [], paths)
-        self.con.execute("COMMIT")
-        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("COMMIT")
+            self.con.execute("BEGIN TRANSACTION")
+        except duckdb.Error as exc:
+            raise LoadError(f"cannot write the new database: {exc}", place=str(self.tmp)) from exc
 
     def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
         try:
@@ -279,17 +287,26 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
 
-    def commit(self, data: BuildData) -> None:
-        """Insert ``data``, commit and rename the file over ``db_path``."""
+    def commit(self, data: BuildData) -> list[str]:
+        """Insert ``data``, commit and rename the file over ``db_path``;
+        returns warnings (a write-ahead log a killed run left beside the old
+        database is merged into it first, so no stale WAL ever sits beside
+        the new one). LoadError when DuckDB cannot write (a full disk, a
+        file-size limit)."""
         rows = _rows(data)
         for table in columns():
             self._insert(table, rows[table], [])
-        self.con.execute("COMMIT")
-        self.con.execute("CHECKPOINT")
-        self.con.close()
+        try:
+            self.con.execute("COMMIT")
+            self.con.execute("CHECKPOINT")
+            self.con.close()
+        except duckdb.Error as exc:
+            raise LoadError(f"cannot write the new database: {exc}", place=str(self.tmp)) from exc
         self.con = None
+        warning = merge_leftover_wal(self.db_path)
         os.replace(self.tmp, self.db_path)
         self.close()
+        return [warning] if warning else []
 
     def close(self) -> None:
         """Close the connection and remove whatever was not renamed (idempotent)."""
@@ -300,6 +317,85 @@ class DatabaseWriter:
         for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
             if leftover.exists():
                 leftover.unlink()
+
+
+# --------------------------------------------------------------------------- the output files
+
+SIDE_FILES = (".wal", ".lock")
+
+
+def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
+    """The database and engine paths with symlinks resolved (a symlinked
+    ``--db`` writes its target, and the lock is the target's); UsageError
+    when the two outputs, or one and the other's WAL or lock, are one file."""
+    db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
+    taken = {db: "--db"} | {Path(f"{db}{side}"): f"--db's {side[1:]} file" for side in SIDE_FILES}
+    if engine in taken:
+        raise UsageError(f"--engine-out {engine_out} is the same file as {taken[engine]} ({engine}); give the "
+                         "engine and the database different paths", place="--engine-out")
+    if db.is_dir() or engine.is_dir():
+        folder = db if db.is_dir() else engine
+        raise UsageError(f"{folder} is a folder; give a file path", place="--db" if folder == db else "--engine-out")
+    return db, engine
+
+
+@contextmanager
+def database_lock(db_path: Path, wait: bool = False) -> Iterator[None]:
+    """Hold ``<db>.lock`` (the lock every build and refresh of ``db_path``
+    takes); BusyError when another holds it (unless ``wait``)."""
+    lock = FileLock(f"{db_path}.lock")
+    try:
+        lock.acquire(timeout=-1 if wait else 0)
+    except Timeout:
+        raise BusyError(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again "
+                        "later" + (" or pass --wait" if not wait else ""), place=str(db_path)) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def merge_leftover_wal(db_path: Path) -> str | None:
+    """A write-ahead log left beside ``db_path`` by a writer killed after
+    its COMMIT holds committed data: merge it into the database (DuckDB
+    replays it on open; CHECKPOINT writes it in). One that cannot be merged
+    is moved aside to ``<db>.wal.stale`` so the database opens, and the
+    returned warning says so; None when there was no WAL."""
+    wal = Path(f"{db_path}.wal")
+    if not wal.exists():
+        return None
+    try:
+        con = duckdb.connect(str(db_path))
+        try:
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+    except duckdb.Error as exc:
+        stale = Path(f"{db_path}.wal.stale")
+        os.replace(wal, stale)
+        return f"{db_path}: a write-ahead log left by a killed run could not be merged ({exc}); moved to {stale}"
+    if wal.exists():  # DuckDB removes it on a clean close; it must not outlive the merge
+        wal.unlink()
+    return f"{db_path}: merged the write-ahead log a killed run left"
+
+
+def clean_leftovers(db_path: Path) -> list[str]:
+    """Remove what killed builds and refreshes of ``db_path`` left in its
+    folder (temporary databases, their WALs, row and load folders). Call it
+    holding :func:`database_lock`: nothing of a running build is there then.
+    Returns the removed paths."""
+    folder = Path(db_path).parent
+    removed = []
+    patterns = (f".{Path(db_path).name}.*.tmp", f".{Path(db_path).name}.*.tmp.wal", ".rulings-build-*",
+                ".rulings-load-*", ".rulings-refresh-*")
+    for pattern in patterns:
+        for path in folder.glob(pattern):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(str(path))
+    return removed
 
 
 # --------------------------------------------------------------------------- a refresh, in place
@@ -351,7 +447,7 @@ def write_refresh(db_path: Path, data: RefreshData) -> None:
     try:
         con.execute("BEGIN TRANSACTION")
         create_schema(con)  # tables added since the database was built
-        with tempfile.TemporaryDirectory(prefix="rulings-refresh-") as workdir:
+        with tempfile.TemporaryDirectory(prefix=".rulings-refresh-", dir=Path(db_path).parent) as workdir:
             _write_refresh(con, data, Path(workdir))
         con.execute("COMMIT")
     except BaseException as exc:
@@ -455,6 +551,31 @@ def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
                        "FROM snapshots WHERE in_force").fetchall()
     return {r[0]: SnapshotInfo(r[0], r[1], r[2], str(r[3]) if r[3] else None, r[4], r[5], r[6]) for r in rows}
 
+
+
+def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
+    """Per source of an earlier database: its current ``records``,
+    ``statements`` and ``dated_records`` (the shrink guard compares a page
+    with them). Empty when there is no readable database."""
+    if not Path(db_path).is_file():
+        return {}
+    try:
+        con = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error:
+        return {}
+    try:
+        rows = con.execute("""
+            SELECT r.source_id, count(*),
+                   (SELECT count(*) FROM statements s JOIN records x USING (record_id)
+                    WHERE x.source_id = r.source_id AND x.retired_run IS NULL),
+                   count(*) FILTER (WHERE r.record_id IN (SELECT record_id FROM record_dates
+                                                          WHERE valid AND kind <> 'reference'))
+            FROM records r WHERE r.retired_run IS NULL GROUP BY r.source_id""").fetchall()
+    except duckdb.Error:
+        return {}
+    finally:
+        con.close()
+    return {sid: {"records": n, "statements": s, "dated_records": d} for sid, n, s, d in rows}
 
 
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:

@@ -1,7 +1,8 @@
 """The scheduled refresh: fetch every fetchable source again and re-process
 only what changed.
 
-One run, under a file lock next to the database (``<db>.lock``):
+One run, under the file lock next to the database (``<db>.lock``) that
+builds take too:
 
 1. fetch each source whose manifest ``fetch`` is ``yes`` (:mod:`pipeline.fetch`),
    conditionally on the ETag / Last-Modified of its snapshot in force;
@@ -43,14 +44,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from filelock import FileLock, Timeout
-
 from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RefreshError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_tables, render, rules_hash, write_engine
-from .load import PageUpdate, RefreshData, SnapshotInfo, StoredState, read_records, read_state, write_refresh
+from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, read_records,
+                   read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, utc_now as _now
 from .run import build, process_page
@@ -184,25 +184,17 @@ def refresh(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engin
     whose headings were renamed keeps its size: its records are retired and
     added again under their new section paths.)
 
-    Raises RefreshError when another refresh holds the lock (unless
-    ``wait``), UsageError for an unknown or frozen source id, CorpusError for
+    Raises BusyError (a RefreshError) when another refresh or build holds
+    the lock (unless ``wait``), UsageError when the outputs overlap, UsageError for an unknown or frozen source id, CorpusError for
     an unusable manifest, LoadError when the database refuses the update (it
     is then left as it was). Source failures do not raise: they are in
     ``RefreshResult.failed``.
     """
-    db_path, engine_out = Path(db_path), Path(engine_out)
+    db_path, engine_out = output_paths(db_path, engine_out)
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(f"{db_path}.lock")
-    try:
-        lock.acquire(timeout=-1 if wait else 0)
-    except Timeout:
-        raise RefreshError(f"another refresh is running (lock {lock.lock_file} is held); try again later or pass "
-                           "--wait", place=str(db_path)) from None
-    try:
+    with database_lock(db_path, wait):
         return _refresh_locked(Path(corpus_dir), db_path, engine_out, source_ids, config or FetchConfig(),
                                progress, max_shrink)
-    finally:
-        lock.release()
 
 
 def select_sources(sources: list[Source], source_ids: list[str] | None) -> list[Source]:
@@ -232,7 +224,7 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
     selected = select_sources(sources, source_ids)
     built_first = not db_path.is_file()
     if built_first:
-        built = build(corpus_dir, db_path, engine_out, max_page_bytes=config.max_page_bytes)
+        built = build(corpus_dir, db_path, engine_out, max_page_bytes=config.max_page_bytes, locked=True)
         initial_warnings = [f"initial build: {e}" for e in built.errors]
     else:
         initial_warnings = []
@@ -343,14 +335,19 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
     return updates, bad
 
 
-def _check_losses(source: Source, old: list, new: list, max_shrink: float) -> None:
-    """Refuse a page that lost all its records, or more than ``max_shrink`` of them."""
-    if old and not new and max_shrink < 1:
-        raise ExtractError(f"page yields no records where {len(old)} were stored (markup changed?)",
-                           source_id=source.id, place="whole page")
-    if len(new) < (1 - max_shrink) * len(old):
-        raise ExtractError(f"page shrank from {len(old)} to {len(new)} records, more than {max_shrink:.0%} fewer "
-                           "(markup changed? --max-shrink 1 accepts it)", source_id=source.id, place="whole page")
+def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:
+    """Refuse a page that lost all its records, statements or dated rulings,
+    or more than ``max_shrink`` of them: a markup change (a renamed title, an
+    emptied wrapper) is likelier than a mass withdrawal of rulings."""
+    if max_shrink >= 1:
+        return
+    measures = (("records", len), ("statements", lambda rs: sum(len(r.statements) for r in rs)),
+                ("dated rulings", lambda rs: sum(1 for r in rs if r.valid_dates)))
+    for what, measure in measures:
+        before, after = measure(old), measure(new)
+        if before and after < (1 - max_shrink) * before:
+            raise ExtractError(f"page shrank from {before} to {after} {what}, more than {max_shrink:.0%} fewer "
+                               "(markup changed? --max-shrink 1 accepts it)", source_id=source.id, place="whole page")
 
 
 # --------------------------------------------------------------------------- compile

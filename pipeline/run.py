@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -38,8 +38,8 @@ from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash
 from .errors import CompileError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, pipeline_for
 from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
-from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, ndjson, read_records,
-                   read_snapshot_infos, record_rows)
+from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, ndjson,
+                   output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, utc_now
@@ -267,26 +267,41 @@ def _worker_init(parent: int, interval: float = 0.5) -> None:
 
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
           progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-          workers: int | None = None) -> BuildResult:
+          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5) -> BuildResult:
     """Build the database and the engine from every page of ``corpus_dir``.
 
     ``progress`` is called with each source id as its page is done;
     ``workers`` is the number of processes for the pages (default:
-    :func:`default_workers`). Page errors are collected in
-    ``BuildResult.errors``. Raises CorpusError when the manifest itself is
-    unusable, LoadError or GenerateError (naming the folder) when an output
-    folder cannot be written, LoadError when a worker process dies; the
-    previous database and engine are then left as they were.
+    :func:`default_workers`). The build holds ``<db>.lock`` (``locked``: the
+    caller, a refresh, already does) and first removes what killed builds
+    left beside the database. ``max_shrink``: a page that now gives fewer
+    records, statements or dated rulings than ``1 - max_shrink`` of what the
+    previous database holds for it (a markup change?) keeps its previous
+    records, with a warning; 1.0 accepts any page. Page errors are collected
+    in ``BuildResult.errors``. Raises CorpusError when the manifest itself is
+    unusable, UsageError when the outputs overlap, BusyError when another
+    build or refresh holds the lock, LoadError or GenerateError (naming the
+    folder) when an output folder cannot be written, LoadError when a worker
+    process dies; the previous database and engine are then left as they were.
     """
-    db_path, engine_out = Path(db_path), Path(engine_out)
-    result = BuildResult(db_path, engine_out)
-    started = utc_now()
+    db_path, engine_out = output_paths(db_path, engine_out)
     check_all()
     sources = load_manifest(corpus_dir)
-    result.sources = len(sources)
-    result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
     _check_writable(db_path.parent, LoadError)
     _check_writable(engine_out.parent, GenerateError)
+    with nullcontext() if locked else database_lock(db_path):
+        clean_leftovers(db_path)
+        return _build_locked(corpus_dir, sources, db_path, engine_out, progress, max_page_bytes, workers, max_shrink)
+
+
+def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine_out: Path,
+                  progress: Callable[[str], None] | None, max_page_bytes: int, workers: int | None,
+                  max_shrink: float) -> BuildResult:
+    result = BuildResult(db_path, engine_out)
+    started = utc_now()
+    result.sources = len(sources)
+    result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
+    previous = previous_counts(db_path)
     with tempfile.TemporaryDirectory(prefix=".rulings-build-", dir=db_path.parent) as tmp, \
             DatabaseWriter(db_path) as writer:
         workdir = Path(tmp)
@@ -300,11 +315,15 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
                 progress(source.id)
             for stage, seconds in outcome.timings.items():
                 result.timings[stage] += seconds
-            if outcome.error:
-                result.errors.append(outcome.error)
-                if not _keep_previous(outcome, db_path, workdir, f"{i:06d}", result.warnings):
+            shrunk = None if outcome.error else _shrinkage(outcome, previous.get(source.id), max_shrink)
+            kept = False
+            if outcome.error or shrunk:
+                if outcome.error:
+                    result.errors.append(outcome.error)
+                kept = _keep_previous(outcome, db_path, workdir, f"{i:06d}", result.warnings, shrunk)
+                if not kept and outcome.error:
                     continue
-            else:
+            if not kept:
                 result.pages_ok += 1
                 result.input_bytes += outcome.snapshot.size
                 result.warnings.extend(outcome.warnings)
@@ -329,6 +348,20 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     return result
 
 
+def _shrinkage(outcome: PageOutcome, before: dict | None, max_shrink: float) -> str | None:
+    """Why a page that read cleanly looks broken against what the previous
+    database holds for it: it lost more than ``max_shrink`` of its records,
+    statements or dated rulings (or all of them). None when it did not."""
+    if not before or max_shrink >= 1:
+        return None
+    for what in ("records", "statements", "dated_records"):
+        old, new = before.get(what, 0), outcome.counts.get(what, 0)
+        if old and new < (1 - max_shrink) * old:
+            return (f"gives {new} {what.replace('_', ' ')} where the previous build stored {old} "
+                    f"(more than {max_shrink:.0%} fewer: a markup change?)")
+    return None
+
+
 def _check_writable(folder: Path, error: type[RulingsError]) -> None:
     """Create ``folder`` if needed and write a file in it, before any page
     is read: a build that cannot write its outputs fails at once, naming
@@ -341,13 +374,18 @@ def _check_writable(folder: Path, error: type[RulingsError]) -> None:
         raise error(f"cannot write in this folder: {exc.strerror or exc}", place=str(folder)) from None
 
 
-def _keep_previous(outcome: PageOutcome, db_path: Path, workdir: Path, stem: str, warnings: list[str]) -> bool:
-    """Give a failed page's outcome the records an earlier build stored for
-    it (rows written, compile records, snapshot); False when there are none."""
+def _keep_previous(outcome: PageOutcome, db_path: Path, workdir: Path, stem: str, warnings: list[str],
+                   shrunk: str | None = None) -> bool:
+    """Give a failed (or ``shrunk``) page's outcome the records an earlier
+    build stored for it (rows written, compile records, snapshot); False
+    when there are none."""
     kept = _previous_page(db_path, outcome.source)
     if kept is None:
         return False
-    warnings.append(f"{outcome.source.id}: kept {len(kept.records)} records of the previous build")
+    why = f"{shrunk}; " if shrunk else ""
+    accept = " (--max-shrink 1 accepts the page)" if shrunk else ""
+    warnings.append(f"{outcome.source.id}: {why}kept {len(kept.records)} records of the previous build{accept}")
+    outcome.counts.clear()
     outcome.row_files = page_rows(kept.records, kept.snapshot.content_hash, outcome.source, workdir, stem,
                                   outcome.counts)
     outcome.snapshot = kept.snapshot
@@ -389,7 +427,7 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     t2 = time.perf_counter()
     result.timings["generate"] += t2 - t1
     try:
-        writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info))
+        result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info)))
     except BaseException:
         discard_engine(staged)
         raise

@@ -552,11 +552,11 @@ def test_fetch_helpers():
 
 def test_a_second_refresh_exits_while_one_runs(env, site):
     with FileLock(f"{env.db}.lock"):
-        with pytest.raises(RefreshError, match="another refresh is running"):
+        with pytest.raises(RefreshError, match="a refresh or build is running on .*try again later or pass --wait"):
             env.refresh()
         result = CliRunner().invoke(main, ["refresh", "--corpus", str(env.corpus), "--db", str(env.db),
                                            "--engine-out", str(env.engine), "--rate-limit", "0"])
-        assert result.exit_code == 1 and "another refresh is running" in result.output
+        assert result.exit_code == 1 and "a refresh or build is running on" in result.output
     assert env.sql("SELECT max(run_id) FROM runs") == [(2,)]
 
 
