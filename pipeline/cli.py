@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import math
 import signal
 import sys
 import unicodedata
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import click
@@ -26,7 +27,7 @@ from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
 from .load import register_sql_functions
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .refresh import refresh as run_refresh
+from .refresh import engine_rules_hash, refresh as run_refresh
 from .run import build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
@@ -178,7 +179,8 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
     Events: face_down, temp_banish, flip_face_up. Info kinds: see
     schema/vocabulary.json (e.g. counters, attack_declared, pendulum_summoned).
     """
-    report = queries.rule_report(queries.connect(db_path), info_kind, event)
+    with closing(queries.connect(db_path)) as con:
+        report = queries.rule_report(con, info_kind, event)
     if as_json:
         _echo_json(report)
         return
@@ -206,7 +208,8 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
 @DB_OPTION
 @click.option("--write", is_flag=True, help="Open the database read-write (default: read-only).")
 @JSON_OPTION
-@click.option("--max-rows", type=int, default=200, show_default=True, help="Rows to print in table form.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Rows to fetch and print (table or JSON).")
 @_exit_codes
 def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) -> None:
     """Run QUERY on the rulings database and print the result.
@@ -220,22 +223,56 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
 
     name_key(NAME) gives the key of a card name written in either script
     (and either width), to compare with card_mentions.match_key.
+
+    \b
+    Read-only (the default): nothing the SQL does can write a file. DuckDB
+    runs it with file-system access off (no COPY TO, ATTACH, EXPORT, reading
+    other files or installing extensions) and its settings locked (no
+    log_query_path, profiling_output, enable_logging). --write opens the
+    database read-write with none of these limits.
+    At most --max-rows rows are fetched, in table and JSON form alike; when
+    QUERY holds several statements, all run and the last one's result is shown.
     """
-    con = queries.connect(db_path, read_only=not write)
+    con = queries.connect(db_path, read_only=not write, sandboxed=not write)
     register_sql_functions(con)
     try:
+        if not write:
+            con.execute("SET lock_configuration = true")
+        statements = con.extract_statements(query)
+        if not statements:
+            raise UsageError("no SQL statement given", place="QUERY")
         rel = con.sql(query)
+        if len(statements) > 1:
+            click.echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
         if rel is None:
             click.echo("ok")
             return
         columns = rel.columns
-        rows = rel.fetchall()
+        rows = rel.limit(max_rows + 1).fetchall()
     except duckdb.Error as exc:
         _fail(f"SQL: {exc}", 2)
+    finally:
+        con.close()
+    more = len(rows) > max_rows
+    rows = rows[:max_rows]
     if as_json:
-        _echo_json([dict(zip(columns, row)) for row in rows])
+        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
+                              indent=2, default=str, allow_nan=False))
+        if more:
+            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
         return
-    _print_table(columns, rows, max_rows)
+    _print_table(columns, rows, max_rows, more)
+
+
+def _json_value(value):
+    """A value JSON can hold: NaN and infinities (no JSON number) become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    return value
 
 
 def _width(text: str) -> int:
@@ -256,7 +293,7 @@ def _fit(text: str, width: int) -> str:
     return text + " " * (width - _width(text))
 
 
-def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
+def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: bool = False) -> None:
     """An aligned text table, cells cut at 80 columns (--json gives whole values)."""
     shown = rows[:max_rows]
     cells = [[("NULL" if v is None else str(v)).replace("\n", " ") for v in row] for row in shown]
@@ -266,8 +303,10 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
     click.echo("-+-".join("-" * w for w in widths))
     for r in cells:
         click.echo(fmt(r))
-    more = f", {len(rows) - max_rows} not shown (--max-rows)" if len(rows) > max_rows else ""
-    click.echo(f"({len(rows)} rows{more})")
+    if more:
+        click.echo(f"(the first {len(shown)} rows; more not fetched (--max-rows))")
+    else:
+        click.echo(f"({len(rows)} rows)")
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -275,13 +314,18 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int) -> None:
 @main.command()
 @click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV with columns info_kind,event,verdict,dates.")
+@click.option("--min", "minimum", type=click.IntRange(min=0), default=None,
+              help="Verdicts that must be correct for exit code 0 (default: all), so CI can gate on it.")
 @DB_OPTION
 @JSON_OPTION
 @_exit_codes
-def evaluate(gold_path: Path, db_path: Path, as_json: bool) -> None:
-    """Compare the rules table with a gold CSV; last line: N/M verdicts correct."""
-    con = queries.connect(db_path)
-    report = queries.compare_verdicts(con, queries.read_gold(gold_path))
+def evaluate(gold_path: Path, minimum: int | None, db_path: Path, as_json: bool) -> None:
+    """Compare the rules table with a gold CSV; last line: N/M verdicts correct.
+
+    Exit code 1 when fewer than --min verdicts (default: all) are correct."""
+    gold = queries.read_gold(gold_path)
+    with closing(queries.connect(db_path)) as con:
+        report = queries.compare_verdicts(con, gold)
     rows, correct = report["rows"], report["correct"]
     if as_json:
         _echo_json(report)
@@ -292,17 +336,28 @@ def evaluate(gold_path: Path, db_path: Path, as_json: bool) -> None:
             click.echo(f"{mark} {r['info_kind']:<30} {r['event']:<13} expected {r['expected']:<15} "
                        f"got {r['got']:<15} {cited}")
     click.echo(f"{correct}/{len(rows)} verdicts correct")
+    if correct < (len(rows) if minimum is None else minimum):
+        sys.exit(1)
 
 
 # --------------------------------------------------------------------------- scenario
 
 def load_engine(path: Path):
-    """Import the generated engine module from ``path``; UsageError when there is none."""
+    """Import the generated engine module from ``path``; UsageError when
+    there is none or the file is not one (its header carries no rules hash:
+    it is never run)."""
     if not Path(path).is_file():
         raise UsageError(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
+    if engine_rules_hash(path) is None:
+        raise UsageError(f"{path} is not an engine module generated by `rulings build` (no rules hash in its header)",
+                         place="--engine-out")
     spec = importlib.util.spec_from_file_location("rulings_generated_engine", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a damaged module: say so in one line
+        raise UsageError(f"{path}: the engine module does not load: {type(exc).__name__}: {exc}",
+                         place="--engine-out") from None
     return module
 
 
@@ -319,8 +374,10 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     their id and field and make the exit code 2; the others are answered.
     """
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(file.read_text(encoding="utf-8-sig"))
+    except RecursionError:
+        _fail(f"{file}: not JSON this engine reads: nested too deeply", 2)
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and a number over Python's digit limit
         _fail(f"{file}: not JSON: {exc}", 2)
     engine = load_engine(engine_path)
     scenarios = data if isinstance(data, list) else [data]
@@ -361,7 +418,8 @@ def _records_brief(item: dict, shown: int = 3) -> str:
 def show(record_id: str, db_path: Path, as_json: bool) -> None:
     """Print one record with all its provenance: source URL, snapshot hash,
     section, channel, status, dates with official FAQ ids, cards, statements."""
-    rec = queries.record_provenance(queries.connect(db_path), record_id)
+    with closing(queries.connect(db_path)) as con:
+        rec = queries.record_provenance(con, record_id)
     if as_json:
         _echo_json(rec)
         return
@@ -483,11 +541,8 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     retired: gone from its page; kept in the database with retired_run
     See every run with: rulings sql "SELECT * FROM runs ORDER BY run_id"
     """
-    con = queries.connect(db_path)
-    try:
+    with closing(queries.connect(db_path)) as con:
         since, rows = queries.list_changes(con, since)
-    finally:
-        con.close()
     if as_json:
         _echo_json({"since": since, "changes": rows})
         return

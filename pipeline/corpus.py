@@ -79,7 +79,7 @@ def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
         manifest.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorpusError(f"manifest is not UTF-8: {exc.reason}", place=f"{MANIFEST_NAME}, byte {exc.start}") from None
-    with manifest.open(encoding="utf-8", newline="") as fh:
+    with manifest.open(encoding="utf-8-sig", newline="") as fh:  # a BOM (a spreadsheet saved it) is no column name
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
@@ -134,7 +134,11 @@ def safe_snapshot_path(corpus_dir: Path, rel: str, *, source_id: str, place: str
         raise CorpusError(f"snapshot path {rel!r} contains a NUL character", source_id=source_id, place=place)
     if not rel or Path(rel).is_absolute() or rel.startswith(("/", "\\")):
         raise CorpusError(f"snapshot path {rel!r} must be relative to the corpus folder", source_id=source_id, place=place)
-    candidate = (corpus_dir / rel).resolve()
+    try:
+        candidate = (corpus_dir / rel).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise CorpusError(f"snapshot path {rel!r} cannot be resolved: {exc}", source_id=source_id,
+                          place=place) from None
     try:
         candidate.relative_to(corpus_dir)
     except ValueError:

@@ -18,13 +18,16 @@ import duckdb
 from .errors import LoadError, UsageError
 
 
-def connect(db_path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the database ``rulings build`` wrote; LoadError when there is
-    none at ``db_path`` or DuckDB cannot open it."""
+    none at ``db_path`` or DuckDB cannot open it. ``sandboxed``: DuckDB may
+    not touch the file system beyond the database (no COPY TO, ATTACH,
+    other files, extensions), for SQL a user types."""
     if not Path(db_path).is_file():
         raise LoadError(f"no database at {db_path}; run `rulings build` first (or pass --db)")
     try:
-        return duckdb.connect(str(db_path), read_only=read_only)
+        config = {"enable_external_access": False} if sandboxed else {}
+        return duckdb.connect(str(db_path), read_only=read_only, config=config)
     except duckdb.Error as exc:
         raise LoadError(f"cannot open {db_path}: {exc}") from None
 
@@ -103,13 +106,22 @@ GOLD_COLUMNS = ("info_kind", "event", "verdict")
 
 def read_gold(path: Path) -> list[dict]:
     """Rows of a gold CSV with columns info_kind, event, verdict and
-    optionally dates (ISO, ``;``-separated). UsageError naming the file
-    for missing columns."""
-    with Path(path).open(encoding="utf-8", newline="") as fh:
-        gold = list(csv.DictReader(fh))
-    missing = set(GOLD_COLUMNS) - set(gold[0].keys() if gold else ())
+    optionally dates (ISO, ``;``-separated); a BOM is allowed. UsageError
+    naming the file and line for missing columns, a short row or bytes that
+    are not UTF-8."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not UTF-8 at byte {exc.start}", place=str(path)) from None
+    reader = csv.DictReader(text.splitlines())
+    missing = set(GOLD_COLUMNS) - set(reader.fieldnames or ())
     if missing:
-        raise UsageError(f"missing columns {sorted(missing)}", place=str(path))
+        raise UsageError(f"missing columns {sorted(missing)}", place=f"{path}:1")
+    gold = []
+    for line, row in enumerate(reader, start=2):
+        if any(not row.get(c) for c in GOLD_COLUMNS):
+            raise UsageError(f"row lacks {[c for c in GOLD_COLUMNS if not row.get(c)]}", place=f"{path}:{line}")
+        gold.append(row)
     return gold
 
 
@@ -136,9 +148,12 @@ def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tu
     """Record changes made by the runs after run ``since`` (default: the
     latest run's changes), oldest run first; returns (since, rows of
     run_id, started_at, change, record_id, source_id, section_path,
-    status, text)."""
+    status, text). UsageError for a run that does not exist."""
+    last = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
     if since is None:
-        since = max(0, con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0] - 1)
+        since = max(0, last - 1)
+    elif not 0 <= since <= last:
+        raise UsageError(f"no run {since}: the runs are 1 to {last} (0 lists every change)", place="--since")
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     if "record_changes" not in tables:
         return since, []

@@ -1,0 +1,249 @@
+"""What a stray SQL setting, a killed refresh, careless paths or odd input
+files could still do (issue 14), each driving the real command, with a second
+case of the same kind of fault."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import GOLD, make_corpus
+from corpus_kit import db_fingerprint
+from pipeline.cli import main
+from pipeline.corpus import Source
+from pipeline.errors import UsageError
+from pipeline.run import build, process_page
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ["seed-000-battle-position", "seed-004-face-down-temp-banish"]
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def small(tmp_path):
+    """A small corpus built once: (corpus, db, engine)."""
+    corpus = make_corpus(tmp_path / "c", SOURCES)
+    db, engine = tmp_path / "out" / "r.duckdb", tmp_path / "out" / "e.py"
+    assert build(corpus, db, engine).errors == []
+    return corpus, db, engine
+
+
+# --------------------------------------------------------------------------- rulings sql: read-only means no file is written
+
+@pytest.mark.parametrize("query, words", [
+    ("SET log_query_path='{db}'", "Cannot change configuration option"),
+    ("SET profiling_output='{db}'", "Cannot change configuration option"),
+    ("CALL enable_logging(storage_path='{db}')", "Cannot change configuration option"),
+    ("COPY (SELECT 1) TO '{db}.csv'", "file system operations are disabled"),
+    ("ATTACH '{db}.other'", "file system operations are disabled"),
+    ("SELECT * FROM read_csv('/etc/hostname')", "file system operations are disabled"),
+])
+def test_read_only_sql_cannot_write_or_read_other_files(small, query, words):
+    _, db, _ = small
+    before = db_fingerprint(db)
+    out = run("sql", query.format(db=db), "--db", db)
+    assert out.exit_code == 2 and words in out.output
+    assert db_fingerprint(db) == before and not Path(f"{db}.csv").exists() and not Path(f"{db}.other").exists()
+    assert run("sql", "SELECT count(*) FROM records", "--db", db).exit_code == 0  # still a database
+
+
+def test_write_mode_allows_what_it_says(small, tmp_path):
+    _, db, _ = small
+    out = run("sql", f"COPY (SELECT 1 AS a) TO '{tmp_path / 'x.csv'}'", "--db", db, "--write")
+    assert out.exit_code == 0 and (tmp_path / "x.csv").read_text().splitlines() == ["a", "1"]
+
+
+def test_sql_input_and_output_edges(small):
+    _, db, _ = small
+    empty = run("sql", "  ", "--db", db)
+    assert empty.exit_code == 2 and "no SQL statement given" in empty.output
+    both = run("sql", "SELECT 1 AS a; SELECT 2 AS b", "--db", db)
+    assert both.exit_code == 0 and "2 statements ran; the result of the last one is shown" in both.output
+    assert "b\n" in both.output
+    started = time.monotonic()
+    big = run("sql", "SELECT * FROM range(200000000)", "--db", db, "--max-rows", "5")
+    assert big.exit_code == 0 and "(the first 5 rows; more not fetched (--max-rows))" in big.output
+    assert time.monotonic() - started < 20  # five rows fetched, not two hundred million
+    odd = run("sql", "SELECT 'nan'::DOUBLE AS x, 'inf'::DOUBLE AS y, [1.5, 'nan'::DOUBLE] AS z", "--db", db, "--json")
+    assert json.loads(odd.output.split("\nnote")[0]) == [{"x": None, "y": None, "z": [1.5, None]}]
+    assert run("sql", "SELECT 1", "--db", db, "--max-rows", "-1").exit_code == 2
+    assert run("sql", "SELECT 1", "--db", db, "--max-rows", "0").exit_code == 2
+
+
+# --------------------------------------------------------------------------- a refresh killed after its COMMIT
+
+KILL_AFTER_COMMIT = r"""
+import os, signal, sys
+import duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("CHECKPOINT")
+con.execute("INSERT INTO build_info VALUES ('killed', 'after commit')")  # committed: in the WAL only
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _kill_after_commit(db: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", KILL_AFTER_COMMIT, str(db)], cwd=ROOT, timeout=60)
+    assert out.returncode == -signal.SIGKILL
+    assert Path(f"{db}.wal").exists()
+
+
+def test_a_build_after_a_killed_refresh_merges_the_leftover_wal(small):
+    corpus, db, engine = small
+    _kill_after_commit(db)
+    out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
+    assert out.exit_code == 0 and "merged the write-ahead log a killed run left" in out.output
+    assert not Path(f"{db}.wal").exists()
+    check = run("sql", "SELECT count(*) FROM records", "--db", db)
+    assert check.exit_code == 0 and "WAL" not in check.output
+    assert run("ask", "synchro_summoned", "face_down", "--db", db).exit_code == 0
+
+
+def test_a_refresh_after_a_killed_refresh_reads_the_committed_run(small):
+    corpus, db, engine = small
+    _kill_after_commit(db)
+    out = run("sql", "SELECT value FROM build_info WHERE key = 'killed'", "--db", db, "--json")
+    assert json.loads(out.output) == [{"value": "after commit"}]  # a read replays the WAL
+    refreshed = run("refresh", "--corpus", corpus, "--db", db, "--engine-out", engine, "--deadline", "5",
+                    "--source", "seed-000-battle-position")
+    assert refreshed.exit_code == 2 and "frozen" in refreshed.output  # refused as usage, database untouched
+    assert run("sql", "SELECT count(*) FROM runs", "--db", db).exit_code == 0
+
+
+# --------------------------------------------------------------------------- outputs that overlap, symlinks
+
+@pytest.mark.parametrize("engine_of", [lambda db: db, lambda db: Path(f"{db}.wal"), lambda db: Path(f"{db}.lock"),
+                                       lambda db: db.parent / "." / db.name])
+def test_overlapping_outputs_are_refused(small, engine_of):
+    corpus, db, _ = small
+    before = db_fingerprint(db)
+    out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine_of(db))
+    assert out.exit_code == 2 and "is the same file as" in out.output
+    assert db_fingerprint(db) == before
+
+
+def test_a_symlinked_database_is_written_through_the_link(small, tmp_path):
+    corpus, db, engine = small
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(db)
+    assert run("build", "--corpus", corpus, "--db", link, "--engine-out", engine).exit_code == 0
+    assert link.is_symlink() and link.resolve() == db  # the link stays a link; its target is the new database
+    assert Path(f"{db}.lock").exists() and not Path(f"{link}.lock").exists()  # the target's lock
+
+
+# --------------------------------------------------------------------------- leftovers of killed builds
+
+def test_a_build_cleans_what_killed_builds_left_beside_the_database(small):
+    corpus, db, engine = small
+    leftovers = [db.parent / ".rulings-build-abc", db.parent / ".rulings-load-def", db.parent / f".{db.name}.x1.tmp",
+                 db.parent / f".{db.name}.x1.tmp.wal"]
+    leftovers[0].mkdir()
+    (leftovers[0] / "records").mkdir()
+    leftovers[1].mkdir()
+    leftovers[2].write_bytes(b"half a database")
+    leftovers[3].write_bytes(b"its log")
+    assert build(corpus, db, engine).errors == []
+    assert [p for p in leftovers if p.exists()] == []
+    assert sorted(p.name for p in db.parent.iterdir()) == ["e.py", "r.duckdb", "r.duckdb.lock"]
+
+
+# --------------------------------------------------------------------------- input files: one Error line, never a traceback
+
+def test_odd_input_files_give_one_error_line(small, tmp_path):
+    corpus, db, engine = small
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100000)
+    long_turn = tmp_path / "turn.json"
+    long_turn.write_text('{"id": "x", "events": [], "ask": {"turn": ' + "9" * 5000 + ', "question": "has"}}')
+    not_engine = tmp_path / "not_engine.py"
+    not_engine.write_text("raise SystemExit('this must never run')\n")
+    short_row = tmp_path / "short.csv"
+    short_row.write_text("info_kind,event,verdict\ncounters,face_down\n")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("info_kind,event,verdict\ncounters,face_down,kept\xe9\n".encode("latin-1"))
+    cases = [
+        (["scenario", nested, "--engine-out", engine], 2, "nested too deeply"),
+        (["scenario", long_turn, "--engine-out", engine], 2, "not JSON"),
+        (["scenario", GOLD / "scenarios_public.json", "--engine-out", not_engine], 2, "is not an engine module"),
+        (["evaluate", "--gold", short_row, "--db", db], 2, "short.csv:2: row lacks ['verdict']"),
+        (["evaluate", "--gold", latin, "--db", db], 2, "not UTF-8 at byte"),
+    ]
+    for args, code, words in cases:
+        out = run(*args)
+        assert out.exit_code == code and words in out.output, (args, out.output)
+        assert "Traceback" not in out.output and out.output.count("Error:") == 1, out.output
+
+
+def test_files_saved_with_a_bom_are_read(small, tmp_path):
+    corpus, db, engine = small
+    gold = tmp_path / "gold.csv"
+    gold.write_bytes(b"\xef\xbb\xbf" + (GOLD / "retention_public.csv").read_bytes())
+    assert run("evaluate", "--gold", gold, "--db", db, "--min", "0").exit_code == 0
+    manifest = corpus / "manifest.tsv"
+    manifest.write_bytes(b"\xef\xbb\xbf" + manifest.read_bytes())
+    assert run("build", "--corpus", corpus, "--db", db, "--engine-out", engine).exit_code == 0
+
+
+def test_a_manifest_path_through_a_symlink_loop_is_one_error(small, tmp_path):
+    corpus, db, engine = small
+    (corpus / "pages" / "loop").symlink_to(corpus / "pages" / "loop")
+    lines = (corpus / "manifest.tsv").read_text(encoding="utf-8").splitlines()
+    cols = lines[1].split("\t")
+    cols[7] = "pages/loop/x.txt"
+    (corpus / "manifest.tsv").write_text("\n".join([lines[0], "\t".join(cols)] + lines[2:]) + "\n", encoding="utf-8")
+    out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
+    assert out.exit_code == 1 and "cannot be resolved" in out.output and "Traceback" not in out.output
+
+
+def test_exit_codes_say_what_happened(small, tmp_path):
+    corpus, db, engine = small
+    since = run("changes", "--since", "99", "--db", db)
+    assert since.exit_code == 2 and "no run 99: the runs are 1 to 1" in since.output
+    lines = (GOLD / "retention_public.csv").read_text(encoding="utf-8").splitlines()
+    wrong = lines[1].replace(",lost,", ",kept,") if ",lost," in lines[1] else lines[1].replace(",kept,", ",lost,")
+    gold = tmp_path / "one-wrong.csv"
+    gold.write_text("\n".join([lines[0], wrong] + lines[2:]) + "\n", encoding="utf-8")
+    total = len(lines) - 1
+    missed = run("evaluate", "--gold", gold, "--db", db)
+    assert missed.exit_code == 1 and missed.output.splitlines()[-1] == f"{total - 1}/{total} verdicts correct"
+    assert run("evaluate", "--gold", gold, "--db", db, "--min", str(total - 1)).exit_code == 0
+    assert run("evaluate", "--gold", GOLD / "retention_public.csv", "--db", db).exit_code == 0
+
+
+def test_a_build_over_the_file_size_limit_is_one_error_and_keeps_the_old_database(small):
+    corpus, db, engine = small
+    before = db_fingerprint(db)
+    command = (f"ulimit -f 256; exec {sys.executable} -m pipeline.cli build --corpus {corpus} --db {db} "
+               f"--engine-out {engine}")
+    out = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and [l for l in out.stderr.splitlines() if l.startswith("Error:")]
+    assert db_fingerprint(db) == before
+
+
+# --------------------------------------------------------------------------- struck spans: linear time
+
+def _paragraph_of_struck_spans(n: int) -> float:
+    html = ("<html><body><main><h1>里侧·一时除外</h1><h2>指示物</h2><p>" + "<del>甲</del>。" * n
+            + "</p></main></body></html>").encode()
+    source = Source("s", "", "zh", "Hans", "CN", "html", "", "x", False, "", Path("x"))
+    started = time.process_time()
+    process_page(source, {"normalize": 0.0, "extract": 0.0}, data=html)
+    return time.process_time() - started
+
+
+def test_struck_spans_are_read_in_linear_time():
+    _paragraph_of_struck_spans(200)  # warm: spaCy and the schema load once
+    small_n, large_n = _paragraph_of_struck_spans(1500), _paragraph_of_struck_spans(6000)
+    assert large_n / max(small_n, 1e-3) < 8  # four times the spans: linear gives about 4, quadratic 16
