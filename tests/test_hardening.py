@@ -247,3 +247,29 @@ def test_struck_spans_are_read_in_linear_time():
     _paragraph_of_struck_spans(200)  # warm: spaCy and the schema load once
     small_n, large_n = _paragraph_of_struck_spans(1500), _paragraph_of_struck_spans(6000)
     assert large_n / max(small_n, 1e-3) < 8  # four times the spans: linear gives about 4, quadratic 16
+
+
+# --------------------------------------------------------------------------- content lost to a markup change
+
+FACE_DOWN = "ocg-rule-c03-face-down-temp-banish"
+NUMBERED_TITLE = ("<h1>里侧·一时除外<a", "<h1>3.1 里侧·一时除外<a")  # the topic no longer matches: 0 statements
+EMPTIED_WRAPPER = ('<article role="main" id="furo-main-content">',
+                   '<main><p>公告：本站已迁移。</p></main><div class="moved-content">')  # an empty <main> wins
+
+
+@pytest.mark.parametrize("edit, what", [(NUMBERED_TITLE, "statements"), (EMPTIED_WRAPPER, "records")])
+def test_a_build_keeps_the_records_of_a_page_that_suddenly_says_much_less(tmp_path, edit, what):
+    corpus = make_corpus(tmp_path / "c", [FACE_DOWN, "seed-000-battle-position"])
+    db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"
+    assert build(corpus, db, engine).errors == []
+    before = db_fingerprint(db)
+    page = corpus / "pages/ocg-rule/c03-face-down-temp-banish.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+    out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
+    assert out.exit_code == 0
+    [warning] = [line for line in out.output.splitlines() if line.startswith("warning:")]
+    assert f"{FACE_DOWN}: gives" in warning and f" {what} where the previous build stored" in warning
+    assert "kept" in warning and "--max-shrink 1 accepts the page" in warning
+    assert db_fingerprint(db)[1] == before[1]  # the same rules: nothing was lost
+    forced = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--max-shrink", "1")
+    assert forced.exit_code == 0 and db_fingerprint(db)[1] != before[1]

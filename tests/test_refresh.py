@@ -753,3 +753,17 @@ def test_a_redirect_checks_the_robots_txt_of_the_origin_it_goes_to(env, site, ta
     outcome = _outcome(result, PLEDGES)
     assert outcome.outcome == "failed" and f"disallowed by http://{target}:{port}/robots.txt" in outcome.reason
     assert site.hits("/moved/pledges.html") == []
+
+
+@pytest.mark.parametrize("edit, what", [(("<h1>里侧·一时除外<a", "<h1>3.1 里侧·一时除外<a"), "statements"),
+                                        (('<article role="main" id="furo-main-content">',
+                                          '<main><p>公告：本站已迁移。</p></main><div class="moved">'), "records")])
+def test_a_page_that_loses_its_statements_or_rulings_to_markup_is_refused(env, site, edit, what):
+    before = env.rules()
+    site.serve_bundled({FACE_DOWN: [edit]})
+    result = env.refresh()
+    outcome = _outcome(result, FACE_DOWN)
+    assert outcome.outcome == "failed" and f" {what}, more than 50% fewer" in outcome.reason
+    assert env.rules() == before
+    forced = env.refresh(max_shrink=1.0)
+    assert _outcome(forced, FACE_DOWN).outcome == "changed"
