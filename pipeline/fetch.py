@@ -29,7 +29,6 @@ id and the URL, with a reason a person can act on.
 
 from __future__ import annotations
 
-import datetime as dt
 import email.utils
 import html
 import json
@@ -38,7 +37,6 @@ import time
 import urllib.robotparser
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Callable, Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 

@@ -46,7 +46,7 @@ from typing import Callable
 
 from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
-from .errors import CorpusError, ExtractError, FetchError, RefreshError, RulingsError, UsageError
+from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_tables, render, rules_hash, write_engine
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, read_records,

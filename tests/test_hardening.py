@@ -5,7 +5,6 @@ case of the same kind of fault."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,7 +18,6 @@ from conftest import GOLD, make_corpus
 from corpus_kit import db_fingerprint
 from pipeline.cli import main
 from pipeline.corpus import Source
-from pipeline.errors import UsageError
 from pipeline.run import build, process_page
 
 ROOT = Path(__file__).resolve().parent.parent

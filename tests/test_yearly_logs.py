@@ -8,8 +8,8 @@ import duckdb
 import pytest
 import lxml.html
 
+from corpus_kit import ruling_lines
 from pipeline.corpus import BUNDLED_CORPUS
-from pipeline.schema import channel_labels
 
 _HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
 LOGS = {f"ocg-rule-c06-rulings-{year}": f"pages/ocg-rule/c06-rulings-{year}.html" for year in range(2017, 2024)}
@@ -20,32 +20,11 @@ def con(built):
     return duckdb.connect(str(built[1]), read_only=True)
 
 
-def _ruling_lines(path: str) -> list[str]:
-    """The page's ruling lines counted independently of the pipeline's walk:
-    every line of a line-block, paragraph and list item without blocks
-    inside, but the block and example labels (``邮件：``, ``例：``) and
-    admonition titles; a line ending in a comma runs on into the next."""
-    root = lxml.html.fromstring((BUNDLED_CORPUS / path).read_bytes())
-    elements = root.xpath(f"//article//div[{_HAS_CLASS.format('line')}] | //article//p[not({_HAS_CLASS.format('admonition-title')})]"
-                          " | //article//li[not(.//p) and not(.//div)]")
-    labels = set(channel_labels()) | {"例"}
-    texts = (re.sub(r"\s+", " ", el.text_content()).strip() for el in elements)
-    lines: list[str] = []
-    for text in texts:
-        if not re.search(r"[^\W\d_]", text) or re.sub(r"\s*[：:]\s*$", "", text).lower() in labels:
-            continue  # no word (a stray "5/22"), or a block label
-        text = re.sub(r"^例\s*[：:]\s*", "", text)  # an example's label is not its text
-        if lines and lines[-1].endswith(("，", "、", ",")):  # a sentence across two lines is one ruling
-            lines[-1] += text
-        else:
-            lines.append(text)
-    return lines
-
-
 def test_one_record_per_ruling_line(con):
     counts = dict(con.execute("SELECT source_id, count(*) FROM records WHERE source_id IN (SELECT unnest(?)) "
                               "GROUP BY 1", [list(LOGS)]).fetchall())
-    assert counts == {source_id: len(_ruling_lines(path)) for source_id, path in LOGS.items()}
+    assert counts == {source_id: len(ruling_lines((BUNDLED_CORPUS / path).read_bytes()))
+                      for source_id, path in LOGS.items()}
     assert sum(counts.values()) == 6999
 
 

@@ -3,7 +3,7 @@ output is checked in): title and sections all <h2>; example labels as
 <h2>例：</h2> with <p> examples where the examples end their section; notes as
 <h2>備註</h2>/<h2>注意</h2> headings; a navigation line and a footer inside the
 content."""
-import copy, sys
+import sys
 import lxml.html
 from lxml import etree
 
