@@ -312,17 +312,28 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: boo
 # --------------------------------------------------------------------------- evaluate
 
 @main.command()
-@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="CSV with columns info_kind,event,verdict,dates.")
+@click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV with columns info_kind,event,verdict,dates: the rules table's verdicts.")
+@click.option("--statements", "statements_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Ruling-level gold (JSON Lines, the format of tests/gold/statements_public.jsonl): the "
+                   "statements of each ruling.")
 @click.option("--min", "minimum", type=click.IntRange(min=0), default=None,
               help="Verdicts that must be correct for exit code 0 (default: all), so CI can gate on it.")
 @DB_OPTION
 @JSON_OPTION
 @_exit_codes
-def evaluate(gold_path: Path, minimum: int | None, db_path: Path, as_json: bool) -> None:
-    """Compare the rules table with a gold CSV; last line: N/M verdicts correct.
-
-    Exit code 1 when fewer than --min verdicts (default: all) are correct."""
+def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int | None, db_path: Path,
+             as_json: bool) -> None:
+    """Compare the rules table with a gold CSV (--gold; last line: N/M
+    verdicts correct; exit code 1 when fewer than --min, default all, are
+    correct), or the statements of each ruling with ruling-level gold
+    (--statements; the units with a miss, then a last line
+    ``statements P=… R=… F1=… (tp/fp/fn)``; see tests/gold/README-gold.md
+    for the matching rule)."""
+    if (gold_path is None) == (statements_path is None):
+        raise UsageError("give one of --gold FILE and --statements FILE", place="evaluate")
+    if statements_path is not None:
+        return _evaluate_statements(statements_path, db_path, as_json)
     gold = queries.read_gold(gold_path)
     with closing(queries.connect(db_path)) as con:
         report = queries.compare_verdicts(con, gold)
@@ -335,9 +346,28 @@ def evaluate(gold_path: Path, minimum: int | None, db_path: Path, as_json: bool)
             cited = f"dates {len(r['dates_cited'])}/{len(r['dates_expected'])}" if r["dates_expected"] else ""
             click.echo(f"{mark} {r['info_kind']:<30} {r['event']:<13} expected {r['expected']:<15} "
                        f"got {r['got']:<15} {cited}")
-    click.echo(f"{correct}/{len(rows)} verdicts correct")
+    if not as_json:
+        click.echo(f"{correct}/{len(rows)} verdicts correct")
     if correct < (len(rows) if minimum is None else minimum):
         sys.exit(1)
+
+
+def _evaluate_statements(path: Path, db_path: Path, as_json: bool) -> None:
+    units = queries.read_statement_gold(path)
+    with closing(queries.connect(db_path)) as con:
+        report = queries.score_statements(con, units)
+    if as_json:
+        _echo_json(report)
+        return
+    for miss in report["units"]:
+        what = [f"missing {'; '.join('/'.join(t) for t in miss['missing'])}" if miss["missing"] else "",
+                f"extra {'; '.join('/'.join(t) for t in miss['extra'])}" if miss["extra"] else "",
+                f"dates missing {', '.join(miss['dates_missing'])}" if miss["dates_missing"] else ""]
+        click.echo(f"MISS n={miss['n']} [{miss['section']}] {' | '.join(w for w in what if w)}")
+        click.echo(f"     {miss['text'][:100]}")
+    click.echo(f"dates {report['dates_ok']}/{report['dated_units']} units' own dates on their records")
+    click.echo(f"statements P={report['precision']:.2f} R={report['recall']:.2f} F1={report['f1']:.2f} "
+               f"({report['tp']}/{report['fp']}/{report['fn']})")
 
 
 # --------------------------------------------------------------------------- scenario

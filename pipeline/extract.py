@@ -666,7 +666,8 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             continue
         if record.role == "example":
             last_role[record.block] = "example"
-            _support_principles(record, sentences, principles.get(record.block, []))
+            _example_statements(record, sentences, principles.get(record.block, []),
+                                _Context(cfg[0], cfg[1], block_kinds.get(record.block)), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
@@ -696,13 +697,59 @@ def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:
     return tuple(sorted({d.iso for d in record.dates if d.counts and sentence.start <= d.start < sentence.end}))
 
 
-def _support_principles(record: Record, sentences: list[_Sentence], principles: list[Record]) -> None:
-    """An example's statements: those of ``principles`` whose event it names."""
-    events = {x.value for sentence in sentences for x in _terms(sentence.doc, sentence.norm) if x.kind == "EVENT"}
+def _example_statements(record: Record, sentences: list[_Sentence], principles: list[Record], ctx: _Context,
+                        all_kinds: list[str]) -> None:
+    """What an example says, read with the principle it illustrates:
+
+    * what its own words state (kind, event and verdict found in it, the
+      principle's kinds as context): support (basis ``example``) where a
+      principle just before it says the same, else its own ruling (``stated``);
+    * a principle's statement about an event the example names, unless the
+      example shows the opposite verdict for it or names other kinds: the
+      example shows that case (``仍然会被…破坏``, ``可以发动②效果``).
+
+    A statement a principle makes of every kind at once (``不会丢失任何情报``)
+    is never passed on: an example supports it only through its own words."""
+    made: dict[tuple[str, str, str], Record] = {}
     for principle in principles:
         for s in principle.statements:
-            if s.basis == "stated" and (not events or s.event in events):
-                record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition, "example", principle.id))
+            if s.basis == "stated":
+                made.setdefault((s.info_kind, s.event, s.verdict), principle)
+    shown: list[Statement] = []
+    events: set[str] = set()
+    named: set[str] = set()
+    for sentence in sentences:
+        if sentence.struck and record.status != "superseded":
+            continue
+        said, _ = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
+        dates = _sentence_dates(record, sentence)
+        shown += [Statement(*s.key[:4], dates=dates) for s in said]
+        for term in _terms(sentence.doc, sentence.norm):
+            if term.kind == "EVENT":
+                events.add(term.value)
+            elif term.kind in ("KIND", "KIND*"):
+                named.add(term.value)
+    for s in shown:
+        principle = made.get((s.info_kind, s.event, s.verdict))
+        record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition,
+                                       "example" if principle else "stated", principle.id if principle else "",
+                                       s.dates))
+    contradicted = {(s.info_kind, s.event) for s in shown}
+    for principle in principles:
+        every_kind = _all_kind_keys(principle.statements, len(all_kinds))
+        for s in principle.statements:
+            if (s.basis != "stated" or s.event not in events or (s.event, s.verdict) in every_kind
+                    or (s.info_kind, s.event) in contradicted or (named and s.info_kind not in named)):
+                continue
+            record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition, "example", principle.id))
+
+
+def _all_kind_keys(statements: list[Statement], kinds: int) -> set[tuple[str, str]]:
+    """The (event, verdict) pairs stated of (nearly) every kind at once."""
+    counts: dict[tuple[str, str], int] = {}
+    for s in statements:
+        counts[(s.event, s.verdict)] = counts.get((s.event, s.verdict), 0) + 1
+    return {key for key, n in counts.items() if n >= kinds - 1}
 
 
 # --------------------------------------------------------------------------- entry point

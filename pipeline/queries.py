@@ -142,6 +142,106 @@ def compare_verdicts(con: duckdb.DuckDBPyConnection, gold: list[dict]) -> dict:
     return {"rows": rows, "correct": sum(r["correct"] for r in rows), "total": len(rows)}
 
 
+# --------------------------------------------------------------------------- ruling-level statement gold
+
+# Compared as one class (the gold's rule): the page draws the line between "its own procedure",
+# "its own effect" and "this effect" more finely than the vocabulary does.
+SAME_CLASS = {"summoned_by_specific_effect": "summoned_by_own_procedure"}
+
+
+def read_statement_gold(path: Path) -> list[dict]:
+    """Units of a ruling-level gold file (JSON Lines: ``source``, ``n``,
+    ``text``, ``quote``, ``dates``, ``statements``, optional ``skip``);
+    UsageError naming the line of a malformed one."""
+    units = []
+    try:
+        lines = Path(path).read_bytes().decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not UTF-8 at byte {exc.start}", place=str(path)) from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            unit = json.loads(line)
+        except ValueError as exc:
+            raise UsageError(f"not JSON: {exc}", place=f"{path}:{number}") from None
+        if not isinstance(unit, dict) or not {"source", "text", "statements"} <= unit.keys():
+            raise UsageError("a unit needs source, text and statements", place=f"{path}:{number}")
+        units.append(unit)
+    return units
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def _triples(statements, kinds: list[str]) -> set[tuple[str, str, str]]:
+    out = set()
+    for st in statements:
+        kind = st["info_kind"]
+        if kind.startswith("other:"):
+            continue
+        for k in ([x for x in kinds if x != "link_summoned"] if kind == "*" else [kind]):
+            out.add((SAME_CLASS.get(k, k), st["event"], st["verdict"]))
+    return out
+
+
+def score_statements(con: duckdb.DuckDBPyConnection, units: list[dict]) -> dict:
+    """The statements of the database against ruling-level gold ``units``,
+    by the gold's matching rule: a unit's statements are those of the
+    records of its page (a source id containing the unit's ``source``) whose
+    text (whitespace removed) lies inside the unit's text or holds its quote;
+    sets of (kind, event, verdict) are compared, ``*`` is every kind but
+    link_summoned, ``other:`` kinds and ``skip`` units are not scored. Only
+    what a record states or shows as an example counts (not what its
+    struck-through part said). Returns ``{"units": [{"n", "section", "text",
+    "missing", "extra", "dates_missing"}...] (units with a miss),
+    "tp", "fp", "fn", "precision", "recall", "f1", "scored", "dates_ok"}``."""
+    kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
+    pages: dict[str, list] = {}
+    tp = fp = fn = scored = dates_ok = dated_units = 0
+    misses = []
+    for unit in units:
+        if unit.get("skip"):
+            continue
+        page = pages.get(unit["source"])
+        if page is None:
+            page = pages[unit["source"]] = _page_records(con, unit["source"])
+        text, quote = _squeeze(unit["text"]), _squeeze(unit.get("quote") or "\x00")
+        matched = [r for r in page if (r["squeezed"] and r["squeezed"] in text) or quote in r["squeezed"]]
+        got = {(SAME_CLASS.get(k, k), e, v) for r in matched for k, e, v in r["statements"]}
+        want = _triples(unit["statements"], kinds)
+        scored += 1
+        tp, fp, fn = tp + len(got & want), fp + len(got - want), fn + len(want - got)
+        dates = set(unit.get("dates") or [])
+        have = {d for r in matched for d in r["dates"]}
+        if dates:
+            dated_units += 1
+            dates_ok += dates <= have
+        if got != want or not dates <= have:
+            misses.append({"n": unit.get("n"), "section": unit.get("section", ""), "text": unit["text"],
+                           "missing": sorted(want - got), "extra": sorted(got - want),
+                           "dates_missing": sorted(dates - have), "records": [r["record_id"] for r in matched]})
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"units": misses, "tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1,
+            "scored": scored, "dated_units": dated_units, "dates_ok": dates_ok}
+
+
+def _page_records(con: duckdb.DuckDBPyConnection, source: str) -> list[dict]:
+    rows = con.execute("""
+        SELECT r.record_id, r.text,
+               list(DISTINCT [s.info_kind, s.event, s.verdict]) FILTER (WHERE s.basis IN ('stated', 'example')),
+               (SELECT list(d.date::VARCHAR) FROM record_dates d
+                WHERE d.record_id = r.record_id AND d.valid AND d.kind <> 'reference')
+        FROM records r LEFT JOIN statements s USING (record_id)
+        WHERE contains(r.source_id, ?) AND r.retired_run IS NULL
+        GROUP BY r.record_id, r.text""", [source]).fetchall()
+    return [{"record_id": rid, "squeezed": _squeeze(text), "statements": [tuple(x) for x in (st or [])],
+             "dates": set(dates or [])} for rid, text, st, dates in rows]
+
+
 # --------------------------------------------------------------------------- the change log
 
 def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tuple[int, list[dict]]:
