@@ -7,7 +7,6 @@ spellings and words. It is test data, not part of the bundled corpus.
 """
 
 import json
-import re
 from pathlib import Path
 
 import duckdb
