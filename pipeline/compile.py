@@ -10,6 +10,11 @@ One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
   overridden verdicts stay visible in ``conflicts`` with their records;
   ``changed_on`` is the date of the winning ruling when it is later than every
   overridden one;
+* a re-publication day of the official database (``republication_dates``,
+  2017-03-24) never makes a change of ruling (``changed_on``), and counts
+  for "later" only when a statement has no other date;
+* a kind that can never be face-down (``face_down`` not_applicable: Link
+  monsters) is not_applicable on ``flip_face_up`` too;
 * superseded (struck-through) records and the withdrawn (struck-through)
   sentences of current records never decide a verdict; they are listed in
   the rule's citations with role ``superseded``.
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from .corpus import Source
 from .errors import CompileError
 from .records import Record, Statement
-from .schema import events, info_kinds, procedural_rules, statement_verdicts
+from .schema import events, info_kinds, procedural_rules, retention_terms, statement_verdicts
 
 
 @dataclass(frozen=True)
@@ -120,8 +125,25 @@ def compile_rules(records: list[Record], frozen: frozenset[str] = frozenset()) -
                 superseded[(s.info_kind, s.event)].append((r, s))
             else:
                 stated[(s.info_kind, s.event)].append((r, s))
-    return [_compile_pair(kind, event, stated.get((kind, event), []), examples, superseded.get((kind, event), []),
-                          frozen) for kind in sorted(info_kinds()) for event in sorted(events())]
+    rules = [_compile_pair(kind, event, stated.get((kind, event), []), examples, superseded.get((kind, event), []),
+                           frozen) for kind in sorted(info_kinds()) for event in sorted(events())]
+    return _never_face_down(rules)
+
+
+def _never_face_down(rules: list[Rule]) -> list[Rule]:
+    """A kind whose monsters the corpus says can never be face-down (Link
+    monsters: ``face_down`` is ``not_applicable``) cannot be flipped face-up
+    either: its ``flip_face_up`` rule is ``not_applicable`` too, citing the
+    same rulings (whatever a general sentence about every kind said)."""
+    by_pair = {(r.info_kind, r.event): r for r in rules}
+    for rule in rules:
+        if rule.event == "face_down" and rule.verdict == "not_applicable":
+            flip = by_pair.get((rule.info_kind, "flip_face_up"))
+            if flip is not None and flip.verdict != "not_applicable":
+                flip.verdict, flip.condition, flip.changed_on, flip.conflicts = "not_applicable", "", None, []
+                flip.citations = [c for c in rule.citations if c.role == "supports"]
+                flip.latest_date = rule.latest_date
+    return rules
 
 
 def _check_statements(records: list[Record]) -> None:
@@ -136,11 +158,18 @@ def _check_statements(records: list[Record]) -> None:
 
 
 def _effective_date(record: Record, statement: Statement, examples: dict) -> str:
-    """The latest date of a statement or of the examples illustrating it."""
+    """The latest date of a statement or of the examples illustrating it; a
+    re-publication day counts only when no other date is known."""
     dates = list(record.dates_of(statement))
     for ex, ex_statement in examples.get((record.id, statement.info_kind, statement.event), []):
         dates.extend(ex.dates_of(ex_statement))
-    return max(dates) if dates else ""
+    own = [d for d in dates if d not in republication_dates()]
+    return max(own or dates) if dates else ""
+
+
+def republication_dates() -> frozenset[str]:
+    """Days the official database re-published older rulings (``schema/retention_terms.json``)."""
+    return frozenset(retention_terms()["republication_dates"])
 
 
 def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], examples: dict,
@@ -194,7 +223,8 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
             rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
     lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
-    if lost_dates and win_date and win_date > max(lost_dates):
+    # A re-publication day stands for an earlier ruling: it is no change of ruling.
+    if lost_dates and win_date and win_date > max(lost_dates) and win_date not in republication_dates():
         rule.changed_on = win_date
     return [(r, s) for r, s, _ in by_verdict[rule.verdict]]
 

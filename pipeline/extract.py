@@ -510,8 +510,22 @@ def _terms(doc: Doc, text: str) -> list[_Term]:
             continue
         if label not in ("KIND", "KIND*", "ALL") and _inside(quoted, a, b):
             continue
+        if label == "VERDICT" and value in _FLIPPED and _negated(text, a, terms):
+            value = _FLIPPED[value]
         terms.append(_Term(label, value, a, b))
     return terms
+
+
+_FLIPPED = {"kept": "lost", "lost": "kept"}
+
+
+def _negated(text: str, start: int, before: list[_Term], window: int = 8) -> bool:
+    """Whether a negator (``不会``, ``没有``: ``schema/retention_terms.json``)
+    stands before the verdict word at ``start`` in its clause, with no other
+    verdict between: ``不会复原`` says kept, ``攻击过的事实不会因变成里侧消失`` too."""
+    since = max([t.end for t in before if t.kind == "VERDICT"] + [start - window, 0])
+    lead = re.split("[" + re.escape(markers()["clause_delimiters"]) + "]", text[since:start])[-1]
+    return any(neg in lead for neg in retention_terms()["negators"])
 
 
 def _clause_bounds(text: str) -> list[tuple[int, int]]:
@@ -562,8 +576,10 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
     last_verdict: str | None = None
     condition = ""
 
+    every_kind = [k for k in all_kinds if k not in t["all_kinds_except"]]
+
     def emit(kinds: list[str], events: list[str], verdict: str) -> None:
-        for k in (all_kinds if kinds == ["*"] else kinds):
+        for k in (every_kind if kinds == ["*"] else kinds):
             for e in events:
                 s = Statement(k, e, verdict, condition)
                 if s not in statements:
@@ -718,12 +734,15 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
     shown: list[Statement] = []
     events: set[str] = set()
     named: set[str] = set()
+    out_of_scope = retention_terms()["out_of_scope"]
     for sentence in sentences:
         if sentence.struck and record.status != "superseded":
             continue
         said, _ = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
         dates = _sentence_dates(record, sentence)
         shown += [Statement(*s.key[:4], dates=dates) for s in said]
+        if any(term in _outside_parens(sentence.norm) for term in out_of_scope):
+            continue  # a case at resolution time (处理时) shows no retained information
         for term in _terms(sentence.doc, sentence.norm):
             if term.kind == "EVENT":
                 events.add(term.value)

@@ -171,15 +171,18 @@ def statement_verdicts() -> list[str]:
 
 # --------------------------------------------------------------------------- retention_terms.json
 
-TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope")
+TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators")
 
 
 @lru_cache(maxsize=1)
 def retention_terms() -> dict:
     """``schema/retention_terms.json``: the term lists of statement extraction
     (kinds, events and verdicts, each term list keyed by a vocabulary id),
-    the word lists of :data:`TERM_WORD_LISTS`, and the retention ``topics``
-    (topic heading -> section heading -> default and allowed kinds)."""
+    the word lists of :data:`TERM_WORD_LISTS` (negators among them), the
+    kinds an "every kind" sentence leaves out (``all_kinds_except``), the
+    re-publication days of the official database (``republication_dates``)
+    and the retention ``topics`` (topic heading -> section heading ->
+    default and allowed kinds)."""
     data = _json("retention_terms.json")
     check = _Checker("retention_terms.json")
     kinds, evts, verds = info_kinds(), events(), statement_verdicts()
@@ -190,6 +193,11 @@ def retention_terms() -> dict:
             check.words({key: terms}, key, section)
     for key in TERM_WORD_LISTS:
         check.words(data, key)
+    for i, kind in enumerate(check.get(data, "all_kinds_except", list)):
+        check.member(f"all_kinds_except[{i}]", kind, kinds, "an info kind")
+    for i, day in enumerate(check.get(data, "republication_dates", list)):
+        if not isinstance(day, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+            check.fail(f"republication_dates[{i}]", "must be an ISO date (YYYY-MM-DD)")
     for term, event in check.get(data, "not_applicable_events", dict).items():
         check.member(f"not_applicable_events.{term}", event, evts, "an event")
         if term not in data["verdicts"].get("not_applicable", []):

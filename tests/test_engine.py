@@ -38,9 +38,12 @@ def test_retains_rejects_unknown_names_with_a_hint(engine_module):
         engine_module.retains("counters", "banished")
 
 
-def test_flip_loses_nothing(engine_module):
-    verdicts = {engine_module.retains(k, "flip_face_up").verdict for k in engine_module.INFO_KINDS}
-    assert verdicts == {"kept"}
+def test_flip_loses_nothing_and_a_link_monster_is_never_flipped(engine_module):
+    verdicts = {k: engine_module.retains(k, "flip_face_up").verdict for k in engine_module.INFO_KINDS}
+    assert set(verdicts.values()) == {"kept", "not_applicable"}
+    # the page: 连接怪兽不会变成里侧表示, so it is never flipped face-up either
+    assert [k for k, v in verdicts.items() if v == "not_applicable"] == ["link_summoned"]
+    assert engine_module.retains("link_summoned", "face_down").verdict == "not_applicable"
 
 
 @pytest.mark.parametrize("scenario, field", [
