@@ -328,6 +328,7 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
         source_id=page.source_id, seq=seq, block=block, section=section, role=role, channel=channel, status=status,
         text=text, norm=norm, links=[(l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b],
         norm_section=norm_section, sentences=sentences, struck=struck, withdrawn=withdrawn,
+        cells=list(line.cells) if not skip else [],
     )
 
 

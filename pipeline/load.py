@@ -119,7 +119,8 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
         rows["records"].append({
             "record_id": r.id, "source_id": r.source_id, "seq": r.seq, "block": r.block,
             "section_path": " / ".join(r.section), "role": r.role, "channel": r.channel or None,
-            "status": r.status, "withdrawn": r.withdrawn, "parent_id": r.parent_id or None, "text": r.text, "norm_text": r.norm, "snapshot_hash": snapshot_of.get(r.source_id),
+            "status": r.status, "withdrawn": r.withdrawn, "parent_id": r.parent_id or None, "text": r.text,
+            "cells": r.cells or None, "norm_text": r.norm, "snapshot_hash": snapshot_of.get(r.source_id),
             "first_seen_run": run_id, "retired_run": None})
         faq: dict[str, list[tuple[str, str]]] = {}  # the same date may link two FAQ entries: keep both, in order
         for raw, fid, url in r.faq:
@@ -604,14 +605,14 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
         if not include_retired:
             where.append("retired_run IS NULL")
         sql = ("SELECT record_id, source_id, seq, block, section_path, role, channel, status, text, norm_text, "
-               "withdrawn, parent_id FROM records" + (" WHERE " + " AND ".join(where) if where else "")
+               "withdrawn, parent_id, cells FROM records" + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY source_id, seq")
         records = {}
         for (rid, sid, seq, block, section, role, channel, status, text, norm, withdrawn,
-             parent_id) in con.execute(sql, params).fetchall():
+             parent_id, cells) in con.execute(sql, params).fetchall():
             records[rid] = Record(rid, sid, seq, block, tuple(section.split(" / ")) if section else (), role,
                                   channel or "", status, text, norm, withdrawn=withdrawn or "",
-                                  parent_id=parent_id or "")
+                                  parent_id=parent_id or "", cells=list(cells or []))
         if not records:
             return []
         ids = list(records)

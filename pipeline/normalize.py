@@ -73,11 +73,13 @@ class Link:
 
 @dataclass
 class Line:
-    """One line of text as on the page, with struck ranges and links."""
+    """One line of text as on the page, with struck ranges and links; the
+    cells of a table row (its text joins them with :data:`CELL_SEPARATOR`)."""
 
     text: str
     struck: tuple[tuple[int, int], ...] = ()
     links: tuple[Link, ...] = ()
+    cells: tuple[str, ...] = ()
 
 
 @dataclass
@@ -282,6 +284,8 @@ class _LineBuilder:
         self.struck: list[tuple[int, int]] = []
         self.links: list[Link] = []
         self.pos = 0
+        self.cell_starts: list[int] = []
+        self.cell_ends: list[int] = []
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
@@ -320,9 +324,13 @@ class _LineBuilder:
                     walker.skip_subtree()
                     frames.append((outer_strike, self.pos, False))
                     continue
-                if tag in CELL_TAGS and self.pos and self.parts[-1].strip():
-                    self.parts.append(CELL_SEPARATOR)
-                    self.pos += len(CELL_SEPARATOR)
+                if tag in CELL_TAGS:
+                    if self.cell_starts:
+                        self.cell_ends.append(self.pos)
+                    if self.pos and self.parts[-1].strip():
+                        self.parts.append(CELL_SEPARATOR)
+                        self.pos += len(CELL_SEPARATOR)
+                    self.cell_starts.append(self.pos)
                 elif tag == "a" and (el.text or "")[:1].isdigit():
                     self.digit_break()
                 strike = outer_strike or tag in STRIKE_TAGS or "strike" in classes
@@ -343,8 +351,9 @@ class _LineBuilder:
     def line(self) -> Line:
         raw = "".join(self.parts)
         text = raw.strip()
+        cells = tuple(raw[a:b].strip() for a, b in zip(self.cell_starts, self.cell_ends + [len(raw)]))
         if not self.struck and not self.links:
-            return Line(text)
+            return Line(text, cells=cells)
         lead = len(raw) - len(raw.lstrip())
         shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
         shifted_links = ((shift(l.start, l.end), l.href) for l in self.links)
@@ -352,6 +361,7 @@ class _LineBuilder:
             text=text,
             struck=tuple(r for r in (shift(a, b) for a, b in self.struck) if r[1] > r[0]),
             links=tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a),
+            cells=cells,
         )
 
 

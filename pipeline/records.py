@@ -96,6 +96,7 @@ class Record:
     struck: list[tuple[int, int]] = field(default_factory=list)
     withdrawn: str = ""
     parent_id: str = ""
+    cells: list[str] = field(default_factory=list)  # a table row's cells, each its own field
 
     @property
     def valid_dates(self) -> tuple[str, ...]:

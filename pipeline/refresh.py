@@ -151,7 +151,8 @@ def _snapshot_info(source_id: str, digest: str, fetched: FetchResult) -> Snapsho
 
 def _signature(record) -> tuple:
     """What a reader of a record sees, besides its id and position."""
-    return (record.role, record.channel, record.status, record.withdrawn, record.parent_id, record.text,
+    return (record.role, record.channel, record.status, record.withdrawn, record.parent_id, tuple(record.cells),
+            record.text,
             tuple(record.section),
             tuple((d.raw, d.iso, d.valid, d.start < 0, d.kind) for d in record.dates), tuple(sorted(record.faq)),
             tuple((c.name, c.url, c.kind, c.quote) for c in record.cards),

@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS records (
     parent_id      VARCHAR,             -- the record of the list item this one is nested in, or that a note
                                         -- belongs to (NULL if none)
     text           VARCHAR,             -- as on the page: one ruling with all its sentences
+    cells          VARCHAR[],           -- a table row's cells, each its own field (text joins them with ' | ')
     norm_text      VARCHAR,             -- Simplified script, canonical terms
     snapshot_hash  VARCHAR,
     first_seen_run INTEGER,

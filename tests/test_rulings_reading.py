@@ -60,9 +60,14 @@ def test_ruby_annotations_do_not_split_a_card_name():
 
 
 def test_table_cells_are_separate_fields_of_one_record():
-    [record] = records("<table><tr><td>攻击力回到卡片记载的数值2500</td><td>17/3/24</td></tr>"
-                       "<tr><th>守备力</th><td>1000</td></tr></table>")[:1]
+    record = records("<table><tr><td>攻击力回到卡片记载的数值2500</td><td>17/3/24</td></tr>"
+                     "<tr><th>守备力</th><td>1000</td></tr></table>")[0]
     assert summary(record) == ("攻击力回到卡片记载的数值2500 | 17/3/24", ["2017-03-24"], [])
+    assert record.cells == ["攻击力回到卡片记载的数值2500", "17/3/24"]
+    other = records("<table><tr><th>守备力</th><td><b>1000</b> <i>x</i></td><td></td></tr></table>")[0]
+    assert other.cells == ["守备力", "1000 x", ""]
+    [line] = records("<p>不是表格。16/1/8</p>")
+    assert line.cells == []
 
 
 @pytest.mark.parametrize("links", [
