@@ -53,8 +53,10 @@ class Retention(_NamedTuple):
     """The rules table's answer for one (information kind, event) pair.
 
     ``dates`` are ISO dates of the supporting rulings, ``record_ids`` the
-    supporting records (see ``citation``); ``changed_on`` is set when a later
-    ruling overrode an earlier verdict; ``conflicts`` lists overridden verdicts.
+    supporting records (see ``citation``) and ``record_dates`` the dates
+    each of them gives this rule (those of its sentences that state it);
+    ``changed_on`` is set when a later ruling overrode an earlier verdict;
+    ``conflicts`` lists overridden verdicts.
     """
 
     info_kind: str
@@ -66,6 +68,7 @@ class Retention(_NamedTuple):
     dates: tuple
     record_ids: tuple
     conflicts: tuple
+    record_dates: tuple = ()
 
 
 class ScenarioError(ValueError):
@@ -104,17 +107,20 @@ def citation(record_id):
             "section": section, "dates": list(dates), "text": text}
 
 
-def _records(record_ids):
+def _records(record_ids, record_dates=()):
+    """``{"id", "dates", "source"}`` per record: the dates it gives the rule
+    (``record_dates``) where known, else all the record's dates."""
     out = []
-    for rid in record_ids:
+    for i, rid in enumerate(record_ids):
         source_id, dates, _section, _text = CITATIONS[rid]
-        out.append({"id": rid, "dates": list(dates), "source": source_id})
+        own = record_dates[i] if i < len(record_dates) else dates
+        out.append({"id": rid, "dates": list(own), "source": source_id})
     return out
 
 
 def _because_retention(r):
     item = {"rule": f"retention:{r.info_kind}/{r.event}", "verdict": r.verdict,
-            "records": _records(r.record_ids)}
+            "records": _records(r.record_ids, r.record_dates)}
     if r.condition:
         item["condition"] = r.condition
     if r.changed_on:

@@ -12,6 +12,7 @@ import functools
 import importlib.util
 import json
 import math
+import os
 import signal
 import sys
 import unicodedata
@@ -54,6 +55,9 @@ def _exit_codes(command):
             _fail(f"{exc.place}: {exc.message}" if exc.place else exc.message, 2)
         except RulingsError as exc:
             _fail(str(exc))
+        except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except OSError as exc:  # an output folder not writable, no space
             _fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")
     return wrapper
@@ -306,7 +310,7 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: boo
     if more:
         click.echo(f"(the first {len(shown)} rows; more not fetched (--max-rows))")
     else:
-        click.echo(f"({len(rows)} rows)")
+        click.echo(f"({len(rows)} row{'' if len(rows) == 1 else 's'})")
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -331,7 +335,7 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
     ``statements P=… R=… F1=… (tp/fp/fn)``; see tests/gold/README-gold.md
     for the matching rule)."""
     if (gold_path is None) == (statements_path is None):
-        raise UsageError("give one of --gold FILE and --statements FILE", place="evaluate")
+        raise UsageError("give exactly one of --gold FILE and --statements FILE", place="evaluate")
     if statements_path is not None:
         return _evaluate_statements(statements_path, db_path, as_json)
     gold = queries.read_gold(gold_path)

@@ -66,7 +66,8 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
         citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), rec.text)
     rule_rows = tuple(
         (r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
-         tuple(r.record_ids), tuple(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in r.conflicts))
+         tuple(r.record_ids), tuple(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in r.conflicts),
+         tuple(tuple(c.dates) for c in r.citations if c.role == "supports"))
         for r in sorted(rules, key=lambda r: (r.info_kind, r.event)))
     used_sources = sorted({c[0] for c in citations.values()})
     return {

@@ -332,8 +332,8 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
     taken = {db: "--db"} | {Path(f"{db}{side}"): f"--db's {side[1:]} file" for side in SIDE_FILES}
     if engine in taken:
-        raise UsageError(f"--engine-out {engine_out} is the same file as {taken[engine]} ({engine}); give the "
-                         "engine and the database different paths", place="--engine-out")
+        raise UsageError(f"{engine_out} is the same file as {taken[engine]} ({engine}); give the engine and the "
+                         "database different paths", place="--engine-out")
     if db.is_dir() or engine.is_dir():
         folder = db if db.is_dir() else engine
         raise UsageError(f"{folder} is a folder; give a file path", place="--db" if folder == db else "--engine-out")

@@ -111,3 +111,16 @@ def test_generated_module_is_standalone(built, tmp_path):
                          text=True)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["kept", []]
+
+
+def test_an_answer_dates_each_record_by_the_sentence_that_states_the_rule(engine_module):
+    """The live page's line holds two rulings (face-down 14/11/14, temporary banish 16/1/8):
+    the face-down rule is dated 2014-11-14 through that record, in retains() and in answers."""
+    r = engine_module.retains("pendulum_summoned", "face_down")
+    assert r.record_dates == (("2014-11-14",),) and r.dates == ("2014-11-14",)
+    scenario = {"id": "p", "events": [{"turn": 1, "do": "summon", "method": "pendulum", "by": "A"},
+                                      {"turn": 2, "do": "turn_face_down"}],
+                "ask": {"turn": 2, "question": "has", "info_kind": "pendulum_summoned"}}
+    result = engine_module.answer(scenario)
+    [rule] = [b for b in result["because"] if b["rule"] == "retention:pendulum_summoned/face_down"]
+    assert result["answer"] is False and [rec["dates"] for rec in rule["records"]] == [["2014-11-14"]]

@@ -275,3 +275,11 @@ def test_a_build_keeps_the_records_of_a_page_that_suddenly_says_much_less(tmp_pa
     assert db_fingerprint(db)[1] == before[1]  # the same rules: nothing was lost
     forced = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--max-shrink", "1")
     assert forced.exit_code == 0 and db_fingerprint(db)[1] != before[1]
+
+
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(small):
+    _, db, _ = small
+    command = f"{sys.executable} -m pipeline.cli sql 'SELECT * FROM records' --db {db} | head -1"
+    out = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stderr == "" and out.stdout.startswith("record_id")
