@@ -594,6 +594,7 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
             condition = clause_text
             continue
         kinds_before: list[str] = []
+        other_kind = False  # the clause names a kind this section does not treat: it speaks of that one
         hypothetical = False
         i = 0
         while i < len(clause_terms):
@@ -601,6 +602,8 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
             if x.kind in ("KIND", "KIND*"):
                 if x.kind == "KIND*" or x.value in allowed:
                     kinds_before.append(x.value)
+                else:
+                    other_kind = True
             elif x.kind == "EVENT":
                 pending.append(x.value)
                 seen_events.append(x.value)
@@ -616,6 +619,8 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
                         objects = ["*"]
                     elif y.kind in ("KIND", "KIND*") and (y.kind == "KIND*" or y.value in allowed):
                         objects.append(y.value)
+                    elif y.kind == "KIND":
+                        other_kind = True
                     j += 1
                 if not hypothetical:
                     if x.kind == "SAME":
@@ -627,8 +632,8 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
                         verdict, kinds = last_verdict, objects or kinds_before or last_kinds
                     else:
                         verdict = x.value
-                        kinds = objects or kinds_before or last_kinds or subject or ctx.block_kinds or (
-                            [ctx.default] if ctx.default else [])
+                        kinds = objects or kinds_before or ([] if other_kind else (
+                            last_kinds or subject or ctx.block_kinds or ([ctx.default] if ctx.default else [])))
                     if x.value == "not_applicable":
                         event = t["not_applicable_events"].get(text[x.start:x.end])
                         if verdict and kinds and event:
