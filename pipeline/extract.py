@@ -1,12 +1,14 @@
 """Stage 2, extract: :class:`~pipeline.normalize.Page` -> ruling :class:`~pipeline.records.Record` s.
 
-A record is one ruling sentence (or example line) with its section path, its
-dates, the cards it names in 「」, and what it states. Dates and card names
-are found by their regular expressions (:mod:`pipeline.dates`,
-``CARD_QUOTE``) in the original text, so their offsets match the page's
-links. Terms are matched the way spaCy's rule-based components do it (blank
-pipelines, no model download), and only on the records that can state
-something, batched through ``nlp.pipe``:
+A record is one ruling as the page writes it (a line, paragraph, list item's
+own text or table row) with all its sentences, its section path, its dates
+(own stamps and FAQ links; dates it refers to marked ``reference``), the
+cards it names, its status (a struck part is ``withdrawn``) and what it
+states. Dates and card names are found by their regular expressions
+(:mod:`pipeline.dates`, ``CARD_QUOTE``) in the original text, so their
+offsets match the page's links. Terms are matched the way spaCy's rule-based
+components do it (blank pipelines, no model download), sentence by sentence
+and only on the records that can state something, batched through ``nlp.pipe``:
 
 * ``rulings_retention`` (Chinese, records of a retention topic section of
   ``schema/retention_terms.json``): a ``SpanRuler`` over its term lists ->
@@ -17,12 +19,14 @@ something, batched through ``nlp.pipe``:
 
 :func:`resolve_statements` then reads the matched terms clause by clause:
 an information kind (named, inherited from the previous sentence of the block,
-or the section's default), the events before a verdict word, and the verdict
-(``kept``, ``lost``, ``not_applicable``; ``conditional`` when a ``如果是...``
-clause states a condition). Sentences about what happens "at resolution"
-(``处理时``), hypothetical verdicts (``如果仍然是``) and struck-through rulings
-state nothing. Example lines (after ``例：``, naming a card) support the
-statements of the principle they illustrate rather than stating their own.
+or the section's default unless the clause names a kind the section does not
+treat), the events before a verdict word, and the verdict (``kept``, ``lost``,
+``not_applicable``; a negator before it says the opposite; ``conditional``
+when a ``如果是...`` clause states a condition). Sentences about what happens
+"at resolution" (``处理时``) and hypothetical verdicts (``如果仍然是``) state
+nothing. An example (after ``例：``, naming a card) states what its own words
+show and supports the principle before it only on the events it names; each
+statement carries the dates of the sentence that makes it.
 """
 
 from __future__ import annotations
