@@ -82,6 +82,11 @@ def main() -> None:
       rulings scenario tests/gold/scenarios_public.json
       rulings evaluate --gold tests/gold/retention_public.csv
     """
+    # Text from pages and input files may hold what the terminal's encoding cannot (a lone
+    # surrogate in a scenario id): escape it rather than fail while printing.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 # --------------------------------------------------------------------------- build
@@ -269,13 +274,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
 
 
 def _json_value(value):
-    """A value JSON can hold: NaN and infinities (no JSON number) become null."""
+    """A value JSON can hold: NaN and infinities (no JSON number) become
+    null, map keys that are not strings (dates, decimals) their text."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, (list, tuple)):
         return [_json_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _json_value(v) for k, v in value.items()}
+        return {k if isinstance(k, str) else str(k): _json_value(v) for k, v in value.items()}
     return value
 
 

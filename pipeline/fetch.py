@@ -29,6 +29,7 @@ id and the URL, with a reason a person can act on.
 
 from __future__ import annotations
 
+import concurrent.futures
 import email.utils
 import html
 import json
@@ -191,6 +192,23 @@ def _to_utf8(body: bytes, headers: httpx.Headers, source_id: str = "") -> bytes:
         return body  # normalize's own charset detection takes over
 
 
+CRAWL_DELAY = re.compile(r"^\s*crawl-delay\s*:\s*([^\s#]+)", re.I)
+
+
+def _crawl_delays(lines: list[str]) -> float | None:
+    """The largest Crawl-delay of a robots.txt, read as a float (inf for
+    an absurd one), or None: urllib.robotparser reads whole numbers only."""
+    delays = []
+    for line in lines:
+        m = CRAWL_DELAY.match(line)
+        if m:
+            try:
+                delays.append(float(m.group(1)))
+            except ValueError:
+                continue
+    return max(delays) if delays else None
+
+
 class Fetcher:
     """Fetches pages for one refresh run; use as a context manager.
 
@@ -208,6 +226,8 @@ class Fetcher:
         self._run_deadline = time.monotonic() + self.config.deadline
         self._source_deadline = self._run_deadline
         self._source_id = ""
+        # Requests run in threads so a response that outlasts its time can be abandoned (_get_once).
+        self._requests = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="rulings-fetch")
         self._client = httpx.Client(
             headers={"User-Agent": self.config.user_agent}, timeout=self.config.timeout,
             follow_redirects=True, event_hooks={"request": [self._before_request]})
@@ -219,6 +239,7 @@ class Fetcher:
         self.close()
 
     def close(self) -> None:
+        self._requests.shutdown(wait=False, cancel_futures=True)  # an abandoned request ends with its server
         self._client.close()
 
     # ----------------------------------------------------------------- politeness
@@ -270,6 +291,10 @@ class Fetcher:
             raise FetchError(f"disallowed by {origin}/robots.txt for user agent {self.config.user_agent!r}",
                              source_id=source_id, place=url)
         delay = robots.crawl_delay(self.config.user_agent)
+        # robotparser reads whole seconds only: a delay it could not read (45.5, 1e400) counts at its largest.
+        unread = getattr(robots, "max_crawl_delay", None)
+        if delay is None and unread:
+            delay = unread
         if delay:
             if float(delay) > self.config.max_crawl_delay:
                 raise FetchError(f"{origin}/robots.txt asks a Crawl-delay of {float(delay):g} s, over the limit of "
@@ -287,7 +312,9 @@ class Fetcher:
         if status >= 400:
             parser.allow_all = True  # no robots.txt (or not for us): everything is allowed
         else:
-            parser.parse(body.decode("utf-8", "replace").splitlines())
+            lines = body.decode("utf-8", "replace").splitlines()
+            parser.parse(lines)
+            parser.max_crawl_delay = _crawl_delays(lines)
         return parser
 
     # ----------------------------------------------------------------- fetching
@@ -364,8 +391,27 @@ class Fetcher:
         return status, body, response_headers, attempts
 
     def _get_once(self, url: str, headers: dict, source_id: str, limit: int) -> tuple[int, bytes, httpx.Headers]:
+        """One GET within :attr:`FetchConfig.max_response_seconds` (and the
+        deadlines), headers included: the request runs in a worker thread and
+        is abandoned when its time is up, since httpx's timeouts bound only
+        the gap between two reads and a server may trickle its headers.
+        Raises _RetryableStatus, httpx errors or FetchError."""
+        self._check_deadline(url)
+        budget = min(self.config.max_response_seconds,
+                     min(self._run_deadline, self._source_deadline) - time.monotonic())
+        future = self._requests.submit(self._get_once_now, url, headers, source_id, limit)
+        try:
+            return future.result(timeout=max(budget, 0.0))
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            self._check_deadline(url)
+            raise FetchError(f"the response took over {self.config.max_response_seconds:g} s "
+                             "(--max-response-seconds; still sending its headers or body)",
+                             source_id=source_id, place=url) from None
+
+    def _get_once_now(self, url: str, headers: dict, source_id: str, limit: int) -> tuple[int, bytes, httpx.Headers]:
         """One GET, its body streamed under ``limit`` bytes (none read for a
-        304 or an error status). Raises _RetryableStatus, httpx errors or FetchError."""
+        304 or an error status)."""
         with self._client.stream("GET", url, headers=headers) as response:
             status = response.status_code
             if status in RETRY_STATUSES:

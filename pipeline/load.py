@@ -329,7 +329,10 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     """The database and engine paths with symlinks resolved (a symlinked
     ``--db`` writes its target, and the lock is the target's); UsageError
     when the two outputs, or one and the other's WAL or lock, are one file."""
-    db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
+    try:
+        db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise UsageError(f"an output path cannot be resolved: {exc}", place="--db / --engine-out") from None
     taken = {db: "--db"} | {Path(f"{db}{side}"): f"--db's {side[1:]} file" for side in SIDE_FILES}
     if engine in taken:
         raise UsageError(f"{engine_out} is the same file as {taken[engine]} ({engine}); give the engine and the "

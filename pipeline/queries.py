@@ -114,14 +114,19 @@ def read_gold(path: Path) -> list[dict]:
     except UnicodeDecodeError as exc:
         raise UsageError(f"not UTF-8 at byte {exc.start}", place=str(path)) from None
     reader = csv.DictReader(text.splitlines())
-    missing = set(GOLD_COLUMNS) - set(reader.fieldnames or ())
-    if missing:
-        raise UsageError(f"missing columns {sorted(missing)}", place=f"{path}:1")
-    gold = []
-    for line, row in enumerate(reader, start=2):
-        if any(not row.get(c) for c in GOLD_COLUMNS):
-            raise UsageError(f"row lacks {[c for c in GOLD_COLUMNS if not row.get(c)]}", place=f"{path}:{line}")
-        gold.append(row)
+    gold, line = [], 1
+    try:
+        missing = set(GOLD_COLUMNS) - set(reader.fieldnames or ())
+        if missing:
+            raise UsageError(f"missing columns {sorted(missing)}", place=f"{path}:1")
+        for line, row in enumerate(reader, start=2):
+            if any(not row.get(c) for c in GOLD_COLUMNS):
+                raise UsageError(f"row lacks {[c for c in GOLD_COLUMNS if not row.get(c)]}", place=f"{path}:{line}")
+            gold.append(row)
+    except csv.Error as exc:  # e.g. a field over the csv module's limit, on the line after the last read
+        raise UsageError(f"not a CSV this reads: {exc}", place=f"{path}:{line + 1 if gold or line > 1 else 2}") from None
+    if not gold:
+        raise UsageError("no gold rows: nothing to compare", place=str(path))
     return gold
 
 
@@ -163,12 +168,35 @@ def read_statement_gold(path: Path) -> list[dict]:
             continue
         try:
             unit = json.loads(line)
+        except RecursionError:
+            raise UsageError("not JSON this reads: nested too deeply", place=f"{path}:{number}") from None
         except ValueError as exc:
             raise UsageError(f"not JSON: {exc}", place=f"{path}:{number}") from None
-        if not isinstance(unit, dict) or not {"source", "text", "statements"} <= unit.keys():
-            raise UsageError("a unit needs source, text and statements", place=f"{path}:{number}")
+        problem = _unit_problem(unit)
+        if problem:
+            raise UsageError(problem, place=f"{path}:{number}")
         units.append(unit)
+    if not units:
+        raise UsageError("no gold units: nothing to score", place=str(path))
     return units
+
+
+def _unit_problem(unit) -> str | None:
+    """Why ``unit`` is not a gold unit this scorer reads, or None."""
+    if not isinstance(unit, dict):
+        return "a unit is a JSON object"
+    for key, kind in (("source", str), ("text", str), ("statements", list)):
+        if not isinstance(unit.get(key), kind):
+            return f"{key} is missing or not a {kind.__name__}"
+    if not isinstance(unit.get("quote", ""), (str, type(None))):
+        return "quote is not a string"
+    dates = unit.get("dates") or []
+    if not isinstance(dates, list) or not all(isinstance(d, str) for d in dates):
+        return "dates is not a list of ISO date strings"
+    for i, st in enumerate(unit["statements"]):
+        if not isinstance(st, dict) or not all(isinstance(st.get(k), str) for k in ("info_kind", "event", "verdict")):
+            return f"statements[{i}] needs info_kind, event and verdict strings"
+    return None
 
 
 def _squeeze(text: str) -> str:

@@ -35,7 +35,7 @@ from typing import Callable, Iterator
 from .cards import card_index
 from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
-from .errors import CompileError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
+from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, pipeline_for
 from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, ndjson,
@@ -287,6 +287,9 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     db_path, engine_out = output_paths(db_path, engine_out)
     check_all()
     sources = load_manifest(corpus_dir)
+    if not sources:  # an emptied manifest must not replace a database with an empty one
+        raise CorpusError("the manifest lists no sources; nothing is built (the previous database stays)",
+                          place=str(Path(corpus_dir) / "manifest.tsv"))
     _check_writable(db_path.parent, LoadError)
     _check_writable(engine_out.parent, GenerateError)
     with nullcontext() if locked else database_lock(db_path):

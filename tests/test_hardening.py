@@ -283,3 +283,59 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly(small):
     out = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0 and out.stderr == "" and out.stdout.startswith("record_id")
+
+
+# --------------------------------------------------------------------------- found by a second try at breaking it
+
+def test_more_odd_inputs_give_one_error_line(small, tmp_path):
+    corpus, db, engine = small
+    loop_a, loop_b = tmp_path / "loopa", tmp_path / "loopb"
+    loop_a.symlink_to(loop_b)
+    loop_b.symlink_to(loop_a)
+    big_field = tmp_path / "big.csv"
+    big_field.write_text("info_kind,event,verdict\ncounters,face_down," + "x" * 200000 + "\n")
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text("[" * 100000 + "\n")
+    bad_units = tmp_path / "bad.jsonl"
+    bad_units.write_text('{"source": "x", "text": "t", "statements": [1, null]}\n')
+    bad_dates = tmp_path / "dates.jsonl"
+    bad_dates.write_text('{"source": "x", "text": "t", "statements": [], "dates": ["2017-02-30", 5]}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("info_kind,event,verdict\n")
+    cases = [
+        (["build", "--corpus", corpus, "--db", loop_a, "--engine-out", engine], 2, "cannot be resolved"),
+        (["sql", "SELECT MAP([DATE '2020-01-01'], [1]) AS m", "--db", db, "--json"], 0, '"2020-01-01": 1'),
+        (["evaluate", "--gold", big_field, "--db", db], 2, "big.csv:2: not a CSV this reads"),
+        (["evaluate", "--statements", nested, "--db", db], 2, "nested too deeply"),
+        (["evaluate", "--statements", bad_units, "--db", db], 2, "statements[0] needs info_kind"),
+        (["evaluate", "--statements", bad_dates, "--db", db], 2, "dates is not a list of ISO date strings"),
+        (["evaluate", "--statements", empty, "--db", db], 2, "no gold units"),
+        (["evaluate", "--gold", header_only, "--db", db], 2, "no gold rows"),
+    ]
+    for args, code, words in cases:
+        out = run(*args)
+        assert out.exit_code == code and words in out.output, (args, out.output)
+        assert "Traceback" not in out.output
+
+
+def test_an_emptied_manifest_does_not_replace_the_database(small):
+    corpus, db, engine = small
+    before = db_fingerprint(db)
+    manifest = corpus / "manifest.tsv"
+    manifest.write_text(manifest.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
+    assert out.exit_code == 1 and "the manifest lists no sources" in out.output
+    assert db_fingerprint(db) == before
+
+
+def test_a_scenario_id_the_terminal_cannot_encode_is_printed_escaped(small, tmp_path):
+    _, _, engine = small
+    scenario = tmp_path / "s.json"
+    scenario.write_text('{"id": "\\ud800x", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase",'
+                        ' "player": "A"}}')
+    command = f"{sys.executable} -m pipeline.cli scenario {scenario} --engine-out {engine}"
+    out = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, timeout=120)
+    assert out.returncode == 0 and b"Traceback" not in out.stderr
+    assert out.stdout.startswith(b"\\ud800x: ")  # the lone surrogate escaped, the answer printed

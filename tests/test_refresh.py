@@ -121,6 +121,14 @@ class Handler(BaseHTTPRequestHandler):
         body = site.pages.get(path)
         if body is None:
             return self._send(404, b"not found")
+        if fault == "trickle_headers":  # the headers themselves, one line at a time
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for i in range(50):  # bounded: the client gives up well before
+                self.wfile.write(f"X-Slow-{i}: x\r\n".encode())
+                self.wfile.flush()
+                time.sleep(site.trickle_seconds)
+            self.close_connection = True
+            return None
         if fault == "trickle":  # a whole body promised, one byte at a time
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -658,7 +666,7 @@ def _outcome(result, source_id):
     return {o.source_id: o for o in result.outcomes}[source_id]
 
 
-@pytest.mark.parametrize("delay", ["100000", "31"])
+@pytest.mark.parametrize("delay", ["100000", "31", "45.5", "1e400"])
 def test_a_crawl_delay_over_the_limit_fails_at_once_without_waiting(env, site, delay):
     site.robots = f"User-agent: *\nCrawl-delay: {delay}\n"
     sleeps = Sleeps()
@@ -666,6 +674,7 @@ def test_a_crawl_delay_over_the_limit_fails_at_once_without_waiting(env, site, d
     for sid in (FACE_DOWN, PLEDGES):
         assert _outcome(result, sid).outcome == "failed"
         assert f"Crawl-delay of {float(delay):g} s, over the limit of 30 s" in _outcome(result, sid).reason
+        # (robotparser reads whole numbers only: 45.5 and 1e400 are read here)
     assert sleeps == [] and site.hits(PAGE[PLEDGES]) == []
     assert env.sql("SELECT count(*) FROM runs WHERE run_id = ?", [result.run_id]) == [(1,)]  # the run is recorded
 
@@ -694,8 +703,9 @@ def test_the_run_deadline_fails_every_source_left_and_records_the_run(env, site)
     assert env.sql("SELECT failed FROM runs WHERE run_id = ?", [result.run_id]) == [(2,)]
 
 
-def test_a_trickling_server_is_cut_off(env, site):
-    site.faults[PAGE[PLEDGES]] = ["trickle"]
+@pytest.mark.parametrize("fault", ["trickle", "trickle_headers"])
+def test_a_trickling_server_is_cut_off(env, site, fault):
+    site.faults[PAGE[PLEDGES]] = [fault]
     started = time.monotonic()
     result = env.refresh(config=config(retries=0, max_response_seconds=0.5))
     assert time.monotonic() - started < 8
