@@ -9,7 +9,11 @@ this package re-exports its API so ``import engine`` works in the project:
     >>> engine.answer({"id": "x", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase", "player": "A"}})["answer"]
     False
 
-Other tools may instead copy ``engine/ocg_rules.py`` alone and import it.
+Other tools may instead copy ``engine/ocg_rules.py`` alone and import it;
+``import engine`` exposes the same names (its ``__all__``: ``retains``,
+``answer``, ``answer_all``, ``citation``, ``validate``, ``Retention``,
+``ScenarioError``, ``RULES_HASH``, ``INFO_KINDS``, ``EVENTS`` and the other
+tables).
 """
 
 from __future__ import annotations
@@ -19,12 +23,6 @@ try:
 except ImportError as exc:  # pragma: no cover - only before the first build
     raise ImportError("engine/ocg_rules.py is not generated yet: run `rulings build` (or `make run`) first") from exc
 
-retains = _generated.retains
-answer = _generated.answer
-answer_all = _generated.answer_all
-citation = _generated.citation
-Retention = _generated.Retention
-ScenarioError = _generated.ScenarioError
-RULES_HASH = _generated.RULES_HASH
-
-__all__ = ["retains", "answer", "answer_all", "citation", "Retention", "ScenarioError", "RULES_HASH"]
+# The generated module's public names (its __all__), the same objects.
+globals().update({name: getattr(_generated, name) for name in _generated.__all__})
+__all__ = list(_generated.__all__)

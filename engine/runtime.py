@@ -31,6 +31,8 @@ from __future__ import annotations
 
 # Placeholders so this file imports on its own (tests, linters); the generated
 # module defines the real tables above the runtime.
+GENERATOR = ""
+RULES_HASH = ""
 INFO_KINDS: tuple = ()
 EVENTS: tuple = ()
 SUMMON_KINDS: dict = {}
@@ -47,6 +49,11 @@ PROCEDURAL: dict = {}
 # ==== RUNTIME ====
 import difflib as _difflib
 from typing import NamedTuple as _NamedTuple
+
+# The public names: functions, types and the tables (``import engine`` exposes the same).
+__all__ = ["retains", "answer", "answer_all", "citation", "validate", "Retention", "ScenarioError",
+           "GENERATOR", "RULES_HASH", "INFO_KINDS", "EVENTS", "SUMMON_KINDS", "GAINS", "CONTROL_KINDS",
+           "THIS_TURN_KINDS", "RETENTION_EVENTS", "PROCEDURAL_IDS", "RULES", "CITATIONS", "SOURCES", "PROCEDURAL"]
 
 
 class Retention(_NamedTuple):

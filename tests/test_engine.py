@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,26 @@ def test_an_answer_dates_each_record_by_the_sentence_that_states_the_rule(engine
     result = engine_module.answer(scenario)
     [rule] = [b for b in result["because"] if b["rule"] == "retention:pendulum_summoned/face_down"]
     assert result["answer"] is False and [rec["dates"] for rec in rule["records"]] == [["2014-11-14"]]
+
+
+def test_import_engine_exposes_the_generated_modules_public_names(built, tmp_path, monkeypatch):
+    import importlib
+    import shutil
+
+
+    package = tmp_path / "engine"
+    package.mkdir()
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "engine" / "__init__.py", package / "__init__.py")
+    shutil.copyfile(built[2], package / "ocg_rules.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "engine" or m.startswith("engine.")]:
+        monkeypatch.delitem(sys.modules, name)
+    engine = importlib.import_module("engine")
+    generated = importlib.import_module("engine.ocg_rules")
+    assert engine.__file__.startswith(str(tmp_path))
+    assert set(engine.__all__) == set(generated.__all__) >= {"retains", "answer", "answer_all", "citation", "validate",
+                                                             "INFO_KINDS", "EVENTS", "RULES_HASH"}
+    for name in engine.__all__:
+        assert getattr(engine, name) is getattr(generated, name), name
+    assert engine.validate({"id": "x", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase",
+                                                             "player": "A"}}) is None
