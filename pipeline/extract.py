@@ -42,7 +42,7 @@ from .cards import card_index
 from .chinese import canonical_text, to_simplified
 from .dates import find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import Line, Page, alternation, label_line
+from .normalize import Line, Page, alternation, bare_label, label_line
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms
 
@@ -165,13 +165,11 @@ def _merge_continued(lines: list[Line]) -> list[Line]:
         if wordless and not find_dates(line.text):
             continue
         if out and (out[-1].text.endswith(("，", "、", ",")) or wordless):
-            if wordless:
-                line = Line(" " + line.text, tuple((a + 1, b + 1) for a, b in line.struck),
-                            tuple(type(l)(l.start + 1, l.end + 1, l.href) for l in line.links))
+            glue = " " if wordless else ""  # a stamp alone stays apart from the text it dates
             prev = out.pop()
-            shift = len(prev.text)
+            shift = len(prev.text) + len(glue)
             out.append(Line(
-                prev.text + line.text,
+                prev.text + glue + line.text,
                 prev.struck + tuple((a + shift, b + shift) for a, b in line.struck),
                 prev.links + tuple(type(l)(l.start + shift, l.end + shift, l.href) for l in line.links),
             ))
@@ -291,7 +289,7 @@ def segment(page: Page) -> list[Record]:
                 channel = channel_labels()[m.group(1).lower()]
                 example_mode = False
                 continue
-            if label_line().match(text + "："):  # the label word alone, without its colon: no ruling
+            if bare_label(text):  # the label word alone, without its colon: no ruling
                 continue
             prefix = example_prefix().match(text)
             # An "example" line that names no card states a principle.
@@ -319,11 +317,12 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
     b = a + len(text)
     struck = [(max(s, a) - a, min(e, b) - a) for s, e in line.struck if min(e, b) > max(s, a)]
     sentences = split_sentences(text, page.language)
-    if struck and not _WORDS.search(TRAILING_DATES.sub("", _unstruck(text, struck))):
+    still_said = _unstruck(text, struck) if struck else text
+    if struck and not _WORDS.search(TRAILING_DATES.sub("", still_said)):
         status, withdrawn = "superseded", ""  # all its words struck through (a date or a full stop may remain)
     else:
         status, withdrawn = "current", _withdrawn_text(text, struck)
-        if channel == "under_review" or _pending(_unstruck(text, struck)):
+        if channel == "under_review" or _pending(still_said):
             status = "pending"
     norm = canonical_text(text, page.language, page.script, page.region)
     seen[(norm_section, norm)] += 1
@@ -402,7 +401,9 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
     docs: list[list[_Sentence] | None] = [None] * len(records)
     for (i, sentence), doc in zip(jobs, nlp.pipe((sentence.norm for _, sentence in jobs), batch_size=256)):
         sentence.doc = doc
-        docs[i] = (docs[i] or []) + [sentence]
+        if docs[i] is None:
+            docs[i] = []
+        docs[i].append(sentence)
         for rule_id in doc.user_data.get("procedural", []):
             if not sentence.struck and rule_id not in records[i].procedural:
                 records[i].procedural.append(rule_id)
@@ -435,18 +436,18 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
             record.cards.append(CardMention(q.group(1), q.start(1), q.end(1), _link_at(record, q), norm_name, kind))
     if "“" in record.text or "《" in record.text:
         for q in OTHER_QUOTES.finditer(record.text):
-            name = q.group(1) or q.group(2)
+            name = q.group(q.lastindex)
             norm_name = to_simplified(name, script, region) if language == "zh" else name
             if card_index().link(name).passcode is not None or card_index().link(norm_name).passcode is not None:
-                record.cards.append(CardMention(name, q.start(1) if q.group(1) else q.start(2),
-                                                q.end(1) if q.group(1) else q.end(2), _link_at(record, q), norm_name,
-                                                quote=q.group(0)[0] + q.group(0)[-1]))
+                record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), _link_at(record, q),
+                                                norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
 
 
 def _link_at(record: Record, quote: re.Match) -> str | None:
-    return next((h for s, e, h in record.links if s >= quote.start(1 if quote.group(1) else 2) - 1
-                 and e <= quote.end(1 if quote.group(1) else 2) + 1), None) if record.links else None
+    """The target of a link on the quoted name (its group: the one that matched)."""
+    start, end = quote.start(quote.lastindex), quote.end(quote.lastindex)
+    return next((h for s, e, h in record.links if s >= start - 1 and e <= end + 1), None)
 
 
 @lru_cache(maxsize=1)
@@ -529,8 +530,13 @@ def _negated(text: str, start: int, before: list[_Term], window: int = 8) -> boo
     stands before the verdict word at ``start`` in its clause, with no other
     verdict between: ``不会复原`` says kept, ``攻击过的事实不会因变成里侧消失`` too."""
     since = max([t.end for t in before if t.kind == "VERDICT"] + [start - window, 0])
-    lead = re.split("[" + re.escape(markers()["clause_delimiters"]) + "]", text[since:start])[-1]
+    lead = _clause_delimiter().split(text[since:start])[-1]
     return any(neg in lead for neg in retention_terms()["negators"])
+
+
+@lru_cache(maxsize=1)
+def _clause_delimiter() -> re.Pattern:
+    return re.compile("[" + re.escape(markers()["clause_delimiters"]) + "]")
 
 
 def _clause_bounds(text: str) -> list[tuple[int, int]]:
@@ -677,9 +683,8 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     section said before as context; what a struck-through sentence of a
     record that is otherwise current says is kept with basis ``withdrawn``
     (history, never a verdict) and is no context for what follows. An example
-    supports the statements of the principles just before it in its block
-    (those since the previous run of examples) whose event it mentions, or
-    all of them when it mentions no event.
+    is read by :func:`_example_statements` with the principles just before it
+    in its block (those since the previous run of examples).
     """
     block_kinds: dict[int, list[str]] = {}
     section_last: dict[tuple[str, ...], tuple[list[str], list[str], str]] = {}

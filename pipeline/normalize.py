@@ -192,6 +192,11 @@ def label_line() -> re.Pattern:
     return re.compile(rf"^\s*({alternation(markers()['example_labels'])})\s*[：:]\s*$", re.I)
 
 
+def bare_label(text: str) -> bool:
+    """``text`` is an example label, with or without its colon (``例``, ``例：``)."""
+    return label_line().match(text.rstrip(":：") + "：") is not None
+
+
 @lru_cache(maxsize=1)
 def note_headings() -> frozenset[str]:
     """Headings of notes (``备注``, ``注意``): they nest under the section they follow."""
@@ -368,14 +373,22 @@ class _LineBuilder:
 def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
     """The text of ``element``'s content (not the element's own tail) as one
     line, with struck ranges and links."""
+    return _line_of(_items(element), skip)
+
+
+def _line_of(items, skip: frozenset | set = frozenset()) -> Line:
+    """One line of ``items`` (text and elements, as :func:`_items` gives
+    them); a digit right after a link is kept apart from the link's."""
     builder = _LineBuilder(skip)
-    builder.text(element.text)
-    for child in element:
-        if isinstance(child.tag, str):
-            builder.element(child)
-            if child.tag == "a" and (child.tail or "")[:1].isdigit():
+    after_link = False
+    for item in items:
+        if isinstance(item, str):
+            if after_link and item[:1].isdigit():
                 builder.digit_break()
-        builder.text(child.tail)
+            builder.text(item)
+        else:
+            builder.element(item)
+        after_link = not isinstance(item, str) and item.tag == "a"
     return builder.line()
 
 
@@ -435,7 +448,7 @@ class _HtmlWalker:
         section it follows."""
         if not text:
             return
-        if label_line().match(text if text.endswith((":", "：")) else text + "："):  # a heading needs no colon
+        if bare_label(text):  # a heading needs no colon
             self.start_examples()
             return
         self.examples = False
@@ -491,18 +504,9 @@ class _HtmlWalker:
         becomes the parent of the items nested in it."""
         if not frame.run:
             return
-        builder = _LineBuilder(self.skip)
-        after_link = False
-        for item in frame.run:
-            if isinstance(item, str):
-                if after_link and item[:1].isdigit():
-                    builder.digit_break()
-                builder.text(item)
-            elif item not in self.skip:
-                builder.element(item)
-            after_link = not isinstance(item, str) and item.tag == "a"
+        line = _line_of(frame.run, self.skip)
         frame.run = []
-        index = self.emit([builder.line()], frame)
+        index = self.emit([line], frame)
         if frame.item and index is not None:
             frame.parent, frame.item = index, False
 
