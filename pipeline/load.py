@@ -182,8 +182,8 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, 
 
 def _rows(data: BuildData) -> dict[str, list[dict]]:
     """Every table's rows for a build (record rows included when
-    ``data.records`` holds any); each table's first row is checked against
-    the DDL."""
+    ``data.records`` holds any); :func:`bulk_insert` checks each table's
+    first row against the DDL."""
     run_id = data.run["run_id"]
     rows: dict[str, list[dict]] = {name: [] for name in columns()}
     rows["sources"] = source_rows(data.sources)
@@ -193,9 +193,6 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
                             {s.id: s for s in data.sources}))
     rows.update(rule_rows(data.rules, data.procedural))
     rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
-    for table, table_rows in rows.items():
-        if table_rows:
-            check_row(table, table_rows[0])
     return rows
 
 
@@ -219,6 +216,7 @@ def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], wo
     statement (``read_json`` over all the files)."""
     paths = [str(f) for f in files]
     if rows:
+        check_row(table, rows[0])  # (rows written by workers were checked by record_rows)
         path = workdir / f"{table}.ndjson"
         path.write_bytes(ndjson(rows))
         paths.append(str(path))
@@ -489,9 +487,7 @@ def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: P
         rows.update(rule_rows(data.rules, data.procedural))
         con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)", sorted(data.info.items()))
     for table, table_rows in rows.items():
-        if table_rows:
-            check_row(table, table_rows[0])
-            bulk_insert(con, table, table_rows, workdir)
+        bulk_insert(con, table, table_rows, workdir)
 
 
 def _page_update_rows(con: duckdb.DuckDBPyConnection, updates: list[PageUpdate], run_id: int) -> dict[str, list]:

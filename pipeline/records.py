@@ -118,6 +118,30 @@ class Record:
         self.statements.append(statement)
 
 
+# What the shrink guard compares between a page's stored and new records.
+SHRINK_MEASURES = ("records", "statements", "dated_records")
+
+
+def page_counts(records: list[Record]) -> dict[str, int]:
+    """A page's :data:`SHRINK_MEASURES`: its records, their statements, the
+    records with a date of their own or a day heading's."""
+    return {"records": len(records), "statements": sum(len(r.statements) for r in records),
+            "dated_records": sum(1 for r in records if r.valid_dates)}
+
+
+def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) -> tuple[str, int, int] | None:
+    """The first measure (name, before, after) in which a page lost more than
+    ``max_shrink`` of what was stored (a markup change is likelier than a
+    mass withdrawal of rulings), or None; 1.0 accepts any page."""
+    if max_shrink >= 1:
+        return None
+    for what in SHRINK_MEASURES:
+        old, new = before.get(what, 0), after.get(what, 0)
+        if old and new < (1 - max_shrink) * old:
+            return what, old, new
+    return None
+
+
 def utc_now() -> str:
     """UTC now, ISO 8601 to the second, without offset (DuckDB TIMESTAMP text)."""
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")

@@ -52,7 +52,7 @@ from .generate import engine_tables, render, rules_hash, write_engine
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, read_records,
                    read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .records import Record, utc_now as _now
+from .records import Record, page_counts, shrinkage, utc_now as _now
 from .run import build, process_page
 from .schema import check_all
 
@@ -338,17 +338,13 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
 
 def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:
     """Refuse a page that lost all its records, statements or dated rulings,
-    or more than ``max_shrink`` of them: a markup change (a renamed title, an
-    emptied wrapper) is likelier than a mass withdrawal of rulings."""
-    if max_shrink >= 1:
-        return
-    measures = (("records", len), ("statements", lambda rs: sum(len(r.statements) for r in rs)),
-                ("dated rulings", lambda rs: sum(1 for r in rs if r.valid_dates)))
-    for what, measure in measures:
-        before, after = measure(old), measure(new)
-        if before and after < (1 - max_shrink) * before:
-            raise ExtractError(f"page shrank from {before} to {after} {what}, more than {max_shrink:.0%} fewer "
-                               "(markup changed? --max-shrink 1 accepts it)", source_id=source.id, place="whole page")
+    or more than ``max_shrink`` of them (:func:`pipeline.records.shrinkage`)."""
+    shrunk = shrinkage(page_counts(old), page_counts(new), max_shrink)
+    if shrunk:
+        what, before, after = shrunk
+        label = "dated rulings" if what == "dated_records" else what
+        raise ExtractError(f"page shrank from {before} to {after} {label}, more than {max_shrink:.0%} fewer "
+                           "(markup changed? --max-shrink 1 accepts it)", source_id=source.id, place="whole page")
 
 
 # --------------------------------------------------------------------------- compile

@@ -42,7 +42,7 @@ from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean
                    output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .records import Record, utc_now
+from .records import Record, page_counts, shrinkage, utc_now
 from .schema import check_all, info_kinds
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
@@ -156,11 +156,9 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir
     """Write the record rows of one page to ``workdir/<table>/<stem>.ndjson``;
     adds record, date, card and statement counts to ``counts``."""
     rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
-    counts["records"] += len(records)
-    counts["dated_records"] += sum(1 for r in records if any(d.counts for d in r.dates))
+    counts.update(page_counts(records))  # records, statements, dated records: what the shrink guard compares
     counts["card_mentions"] += len(rows["card_mentions"])
     counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["passcode"] is not None)
-    counts["statements"] += len(rows["statements"])
     files = {}
     for table in RECORD_TABLES:
         if rows[table]:
@@ -353,16 +351,13 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
 
 def _shrinkage(outcome: PageOutcome, before: dict | None, max_shrink: float) -> str | None:
     """Why a page that read cleanly looks broken against what the previous
-    database holds for it: it lost more than ``max_shrink`` of its records,
-    statements or dated rulings (or all of them). None when it did not."""
-    if not before or max_shrink >= 1:
+    database holds for it (:func:`pipeline.records.shrinkage`), or None."""
+    shrunk = shrinkage(before or {}, outcome.counts, max_shrink)
+    if shrunk is None:
         return None
-    for what in ("records", "statements", "dated_records"):
-        old, new = before.get(what, 0), outcome.counts.get(what, 0)
-        if old and new < (1 - max_shrink) * old:
-            return (f"gives {new} {what.replace('_', ' ')} where the previous build stored {old} "
-                    f"(more than {max_shrink:.0%} fewer: a markup change?)")
-    return None
+    what, old, new = shrunk
+    return (f"gives {new} {what.replace('_', ' ')} where the previous build stored {old} "
+            f"(more than {max_shrink:.0%} fewer: a markup change?)")
 
 
 def _check_writable(folder: Path, error: type[RulingsError]) -> None:
