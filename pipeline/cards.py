@@ -141,3 +141,36 @@ class CardIndex:
 @lru_cache(maxsize=1)
 def card_index() -> CardIndex:
     return CardIndex()
+
+
+NAME_LANGUAGES = ("en", "ja", "zh-CN", "zh-TW", "ko")
+
+
+@lru_cache(maxsize=1)
+def card_names() -> dict[int, dict[str, str]]:
+    """Every card's names by passcode: ``{passcode: {"en", "ja", "zh-CN",
+    "zh-TW", "ko", "zh-community"}}`` (a language without a name is left
+    out), from ``corpus/data/card-names.tsv`` and the community table. The
+    lowest passcode of a name shared by alternate artworks carries it too."""
+    names: dict[int, dict[str, str]] = {}
+    with CARD_NAMES.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            try:
+                passcode = int(row["password"])
+            except (TypeError, ValueError):
+                continue
+            entry = names.setdefault(passcode, {})
+            for language in NAME_LANGUAGES:
+                if row.get(language) and language not in entry:
+                    entry[language] = row[language]
+    if COMMUNITY_NAMES.is_file():
+        with COMMUNITY_NAMES.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                try:
+                    entry = names.get(int(row["password"]))
+                except (TypeError, ValueError):
+                    continue
+                name = (row.get("name_zh_community") or "").strip()
+                if entry is not None and name:
+                    entry.setdefault("zh-community", name)
+    return names

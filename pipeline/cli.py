@@ -29,6 +29,7 @@ from .fetch import FetchConfig
 from .load import register_sql_functions
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .refresh import engine_rules_hash, refresh as run_refresh
+from .report import write_report
 from .run import build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
@@ -206,8 +207,9 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         click.echo(f"  [{c['role']}: {c['verdict']}] {c['record_id']} {dates} ({c['source']})")
         click.echo(f"      {c['text']}")
     for conflict in report["conflicts"]:
-        click.echo(f"  overridden: {conflict['verdict']} (latest {conflict['latest_date']}) "
-                   f"by a later ruling; records {', '.join(conflict['record_ids'])}")
+        when = conflict["latest_date"] or "undated"
+        click.echo(f"  overridden: {conflict['verdict']} (latest {when}) by the verdict above "
+                   f"(later or better supported); records {', '.join(conflict['record_ids'])}")
 
 
 # --------------------------------------------------------------------------- sql
@@ -598,6 +600,72 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     click.echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
     if not rows:
         click.echo("(a build starts the history; the changes of each `rulings refresh` are listed here)")
+
+
+# --------------------------------------------------------------------------- card
+
+@main.command()
+@click.argument("name", metavar="NAME|PASSCODE")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Print at most N rulings (default: all).")
+@DB_OPTION
+@JSON_OPTION
+@_exit_codes
+def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
+    """The rulings that mention a card, newest first, with dates, FAQ ids and status.
+
+    \b
+    NAME in Simplified or Traditional Chinese, Japanese, English or Korean,
+    exact or folded (script, width, case); or the card's passcode:
+      rulings card 月之书        rulings card 月之書
+      rulings card "Book of Moon"   rulings card 14087893
+    Rulings found by passcode (linked quotes), by a quote whose key is one of
+    the card's names, or by the English name in English pages (how).
+    """
+    with closing(queries.connect(db_path)) as con:
+        passcode, names = queries.find_card(con, name)
+        rulings = queries.card_rulings(con, passcode, names)
+    shown = rulings[:limit] if limit else rulings
+    if as_json:
+        _echo_json({"passcode": passcode, "names": names, "count": len(rulings), "rulings": shown})
+        return
+    title = " / ".join(dict.fromkeys(names[k] for k in ("zh-CN", "zh-TW", "ja", "en") if names.get(k)))
+    click.echo(f"{title} ({passcode}): {len(rulings)} rulings")
+    for r in shown:
+        status = "" if r["status"] == "current" else f" [{r['status']}]"
+        faq = f" FAQ {', '.join(r['faq_ids'])}" if r["faq_ids"] else ""
+        click.echo(f"  {', '.join(r['dates']) or 'undated'}{status} {r['record_id']} {r['source_id']}{faq}")
+        click.echo(f"      {r['text']}")
+    if limit and len(rulings) > limit:
+        click.echo(f"  ... {len(rulings) - limit} more (--limit)")
+
+
+# --------------------------------------------------------------------------- report
+
+@main.command()
+@click.argument("out_dir", metavar="DIR", type=click.Path(path_type=Path))
+@DB_OPTION
+@JSON_OPTION
+@_exit_codes
+def report(out_dir: Path, db_path: Path, as_json: bool) -> None:
+    """Write the rulings as a static website into DIR: open DIR/index.html.
+
+    \b
+    index.html      the rules matrix (info kind x event), each cell linking to its rule
+    rules/          a page per rule: its rulings with dates and FAQ links, a timeline
+    cards/          a page per card mentioned: names in each language, rulings newest first
+    timeline.html   dated rulings per month per source; history.html: refresh runs
+    search.html     search card names (any language or script) and ruling text
+    Plain files: they open from disk or any static server; nothing is fetched
+    from the network. DIR's other files are left alone.
+    """
+    summary = write_report(db_path, out_dir)
+    if as_json:
+        _echo_json(summary.as_dict())
+        return
+    click.echo(f"wrote {summary.files} files to {out_dir} in {summary.seconds:.1f} s: {summary.rules} rules, "
+               f"{summary.cards} cards, {summary.archetypes} archetypes, {summary.sources} sources, "
+               f"{summary.runs} runs")
+    click.echo(f"open {out_dir / 'index.html'}")
 
 
 if __name__ == "__main__":  # pragma: no cover

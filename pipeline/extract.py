@@ -44,7 +44,7 @@ from .dates import find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import Line, Page, alternation, bare_label, label_line
 from .records import CardMention, Record, Statement
-from .schema import channel_labels, markers, procedural_rules, retention_terms
+from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
 if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipeline_for)
     from spacy.language import Language
@@ -102,6 +102,26 @@ def _retention_patterns() -> list[dict]:
     return patterns
 
 
+def _retention_patterns_en() -> list[dict]:
+    t = retention_terms_en()
+    return [{"label": f"{label}|{key}", "pattern": phrase}
+            for section, label in (("kinds", "KIND"), ("events", "EVENT"), ("verdicts", "VERDICT"))
+            for key, phrases in t[section].items() for phrase in phrases]
+
+
+# "Normal / Flip / Tribute Summoned", "Gemini or Flip Summoned": one "X Summoned" per word.
+_COORDINATED_SUMMONS = re.compile(r"\b((?:[A-Z][a-z]+\s*(?:/|,|\bor\b|\band\b)\s*)+)([A-Z][a-z]+) Summoned\b")
+
+
+def expand_coordination(text: str) -> str:
+    """English summon words coordinated before one 'Summoned', each made a
+    phrase of its own: 'Normal / Flip Summoned' -> 'Normal Summoned / Flip Summoned'."""
+    def expand(m: re.Match) -> str:
+        words = re.findall(r"[A-Z][a-z]+", m.group(1)) + [m.group(2)]
+        return " / ".join(f"{w} Summoned" for w in words)
+    return _COORDINATED_SUMMONS.sub(expand, text)
+
+
 # --------------------------------------------------------------------------- spaCy components
 
 def _procedural_factory(nlp: Language, name: str):
@@ -150,6 +170,9 @@ def pipeline_for(language: str) -> Language:
     else:
         nlp = spacy.blank("en")
         nlp.add_pipe("rulings_procedural")
+        ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
+                             config={"spans_key": "retention", "phrase_matcher_attr": "LOWER", "validate": False})
+        ruler.add_patterns(_retention_patterns_en())
     return nlp
 
 
@@ -359,15 +382,25 @@ def _procedural_word_sets() -> tuple[tuple[frozenset[str], ...], re.Pattern]:
     return sets, re.compile("|".join(map(re.escape, phrases)))
 
 
+@lru_cache(maxsize=1)
+def _english_retention_words() -> re.Pattern:
+    t = retention_terms_en()
+    return re.compile(alternation([p for section in ("kinds", "events", "verdicts")
+                                   for phrases in t[section].values() for p in phrases]))
+
+
 def needs_matching(record: Record, language: str) -> bool:
     """Whether the spaCy matchers can find anything the record uses: a
     Chinese record in a retention topic section (only those state
     something), an English sentence holding every phrase of one procedural
     phrase set as a substring (a superset of the token matches)."""
     if language == "zh":
-        return _section_config(record.norm_section or record.section) is not None
-    sets, pattern = _procedural_word_sets()
+        return (_section_config(record.norm_section or record.section) is not None
+                or _speaks_of_retention(record.norm))
     lowered = record.norm.lower()
+    if _english_retention_words().search(expand_coordination(record.norm).lower()):
+        return True
+    sets, pattern = _procedural_word_sets()
     found = set(pattern.findall(lowered))
     if not found:
         return False
@@ -397,6 +430,8 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
             share = _StruckShare(record.text, record.struck) if record.struck else None
             for a, b in record.sentences or [(0, len(record.text))]:
                 norm = canonical_text(record.text[a:b], language, script, region)
+                if language != "zh":
+                    norm = expand_coordination(norm)
                 jobs.append((i, _Sentence(None, norm, bool(share and share(a, b) > 0.5), a, b)))
     docs: list[list[_Sentence] | None] = [None] * len(records)
     for (i, sentence), doc in zip(jobs, nlp.pipe((sentence.norm for _, sentence in jobs), batch_size=256)):
@@ -564,6 +599,7 @@ class _Context:
     allowed: frozenset[str]
     block_kinds: list[str] | None = None
     section_last: tuple[list[str], list[str], str] | None = None  # kinds, events, verdict
+    strict: bool = False  # outside a topic section: any kind, but only as the verdict's object
 
 
 def _outside_parens(text: str) -> str:
@@ -578,7 +614,7 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
     if any(term in _outside_parens(text) for term in t["out_of_scope"]):
         return [], None
     terms = _terms(doc, text)
-    allowed = ctx.allowed | ({ctx.default} if ctx.default else set())
+    allowed = frozenset(all_kinds) if ctx.strict else ctx.allowed | ({ctx.default} if ctx.default else set())
     statements: list[Statement] = []
     pending: list[str] = []
     seen_events: list[str] = []
@@ -615,6 +651,9 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
                 else:
                     other_kind = True
             elif x.kind == "EVENT":
+                if ctx.strict and text[x.start:x.end] in t["events_in_topics_only"]:
+                    i += 1
+                    continue
                 pending.append(x.value)
                 seen_events.append(x.value)
             elif x.kind == "HYPO":
@@ -640,6 +679,8 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
                             last_verdict = ctx.section_last[2]
                             last_kinds = ctx.section_last[0]
                         verdict, kinds = last_verdict, objects or kinds_before or last_kinds
+                    elif ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
+                        verdict, kinds = x.value, objects
                     else:
                         verdict = x.value
                         kinds = objects or kinds_before or ([] if other_kind else (
@@ -659,6 +700,26 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
         if not last_kinds and kinds_before:
             subject = list(dict.fromkeys(subject + kinds_before))
     return statements, last_kinds
+
+
+@lru_cache(maxsize=1)
+def _retention_words() -> tuple[re.Pattern, re.Pattern]:
+    t = retention_terms()
+    events_ = [w for words in t["events"].values() for w in words]
+    verdicts_ = [w for words in t["verdicts"].values() for w in words]
+    return re.compile(alternation(events_)), re.compile(alternation(verdicts_))
+
+
+def _speaks_of_retention(norm: str) -> bool:
+    """Whether a ruling outside the topic sections may state a retention:
+    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是)."""
+    events_, verdicts_ = _retention_words()
+    return bool(events_.search(norm) and verdicts_.search(norm))
+
+
+# Outside a retention topic section a ruling states only what it names itself:
+# every kind allowed, no section default, the kind the object of the verdict.
+_ANY_SECTION = (None, frozenset())
 
 
 def _section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str]] | None:
@@ -692,19 +753,22 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     last_role: dict[int, str] = {}
     for record, sentences in zip(records, docs):
         section = record.norm_section or record.section
-        cfg = _section_config(section)
-        if cfg is None or sentences is None:
+        if sentences is None:
             continue
+        cfg = _section_config(section)
+        strict = cfg is None
+        cfg = cfg or _ANY_SECTION
         if record.role == "example":
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
-                                _Context(cfg[0], cfg[1], block_kinds.get(record.block)), all_kinds)
+                                _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key))
+            ctx = (_Context(cfg[0], cfg[1], strict=True) if strict else
+                   _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key)))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
             dates = _sentence_dates(record, sentence)
             for x in statements:
@@ -786,6 +850,61 @@ def _all_kind_keys(statements: list[Statement], kinds: int) -> set[tuple[str, st
     return {key for key, n in counts.items() if n >= kinds - 1}
 
 
+def _english_terms(sentences: list[_Sentence]) -> tuple[list[str], list[str], str | None]:
+    """(kinds, events, verdict) an English record names; a negator in the
+    12 characters before a verdict word says the opposite."""
+    negators = retention_terms_en()["negators"]
+    kinds: list[str] = []
+    events_: list[str] = []
+    verdict = None
+    for sentence in sentences:
+        if sentence.struck:
+            continue
+        lowered = sentence.norm.lower()
+        for term in _terms(sentence.doc, sentence.norm):
+            if term.kind == "KIND" and term.value not in kinds:
+                kinds.append(term.value)
+            elif term.kind == "EVENT" and term.value not in events_:
+                events_.append(term.value)
+            elif term.kind == "VERDICT" and verdict is None:
+                lead = lowered[max(0, term.start - 12):term.start]
+                verdict = _FLIPPED[term.value] if any(n in lead for n in negators) else term.value
+    return kinds, events_, verdict
+
+
+def resolve_english_statements(records: list[Record], docs: list[list[_Sentence] | None]) -> None:
+    """Statements of an English page: a record states the kinds it names
+    with the event and verdict it names, or those of the lead-in it follows.
+
+    A lead-in names an event and a verdict but no kind and ends with ':'
+    ("A monster flipped face-down remembers:"); it passes both on to the
+    records after it in its section, until the next line ending with ':'
+    or a record naming its own event or verdict (edisonrul-book-of-moon)."""
+    scope: tuple[tuple[str, ...], list[str], str] | None = None  # section, events, verdict
+    for record, sentences in zip(records, docs):
+        lead_in = record.text.rstrip().endswith(":")
+        if scope and scope[0] != record.section:
+            scope = None
+        if sentences is None:
+            if lead_in:
+                scope = None
+            continue
+        kinds, events_, verdict = _english_terms(sentences)
+        if not kinds:
+            scope = (record.section, events_, verdict) if (lead_in and events_ and verdict) else (
+                None if (lead_in or events_ or verdict) else scope)
+            continue
+        events_ = events_ or (scope[1] if scope else [])
+        verdict = verdict or (scope[2] if scope else None)
+        if not verdict:
+            continue
+        for kind in kinds:  # a superseded record's statements are history: compile reads its status
+            for event in events_:
+                record.add_statement(Statement(kind, event, verdict))
+        if lead_in:
+            scope = None
+
+
 # --------------------------------------------------------------------------- entry point
 
 def extract(page: Page, all_kinds: list[str]) -> list[Record]:
@@ -795,4 +914,6 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     fill_heading_dates(records)
     if page.language == "zh":
         resolve_statements(records, docs, all_kinds)
+    else:
+        resolve_english_statements(records, docs)
     return records

@@ -291,3 +291,77 @@ def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tu
         WHERE c.run_id > ?
         ORDER BY c.run_id, c.source_id, list_position(['added', 'changed', 'retired'], c.change), r.seq,
                  c.record_id""", [since])
+
+
+# --------------------------------------------------------------------------- cards
+
+def _card_keys(names: dict[str, str]) -> set[str]:
+    from .chinese import match_key, name_key  # OpenCC loads only when a card is looked up
+
+    keys = set()
+    for language, name in names.items():
+        keys.add(name_key(name) if language.startswith("zh") else match_key(name))
+    return keys
+
+
+def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str, str]]:
+    """The card ``query`` names: a passcode, or a name in any language of
+    ``corpus/data/card-names.tsv`` or the community table (Simplified or
+    Traditional Chinese, Japanese, English, Korean), exact, then by key
+    (script, width, case and regional terms folded). Returns (passcode,
+    names by language). UsageError with the nearest names of the cards the
+    corpus mentions ("did you mean") when nothing matches."""
+    from .cards import card_names
+    from .chinese import match_key, name_key
+
+    names = card_names()
+    text = query.strip()
+    if text.isdigit():
+        if int(text) in names:
+            return int(text), names[int(text)]
+        raise UsageError(f"no card with passcode {text}", place="NAME")
+    for passcode, its in names.items():
+        if text in its.values() or text.lower() in (n.lower() for n in its.values()):
+            return passcode, its
+    keys = {name_key(text), match_key(text)}
+    found = sorted(p for p, its in names.items() if keys & _card_keys(its))
+    if found:
+        return found[0], names[found[0]]
+    mentioned = {r[0] for r in con.execute("SELECT DISTINCT passcode FROM card_mentions "
+                                           "WHERE passcode IS NOT NULL").fetchall()}
+    candidates = {n: p for p in mentioned for n in names.get(p, {}).values()}
+    folded = match_key(text)
+    # names holding the query (a partial name: "ash blossom"), shortest first, then near spellings
+    hint = sorted((n for n in candidates if folded and folded in match_key(n)), key=len)[:3]
+    hint = hint or difflib.get_close_matches(text, list(candidates), n=3, cutoff=0.5)
+    suffix = f" (did you mean {', '.join(repr(h) for h in hint)}?)" if hint else ""
+    raise UsageError(f"no card named {text!r}{suffix}", place="NAME")
+
+
+def card_rulings(con: duckdb.DuckDBPyConnection, passcode: int, names: dict[str, str]) -> list[dict]:
+    """The current rulings that mention the card, newest first: those linked
+    to its passcode, unlinked quotes whose key is one of its names', and the
+    rulings of English pages that write its English name. Each: record_id,
+    source_id, section, status, text, dates (ISO, own), faq_ids, how
+    (linked | key | english_text)."""
+    keys = sorted(_card_keys(names))
+    english = names.get("en", "")
+    rows = con.execute("""
+        WITH hits AS (
+            SELECT record_id, 'linked' AS how FROM card_mentions WHERE passcode = ?
+            UNION ALL
+            SELECT record_id, 'key' FROM card_mentions
+            WHERE passcode IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains(?, match_key)
+            UNION ALL
+            SELECT r.record_id, 'english_text' FROM records r JOIN sources s USING (source_id)
+            WHERE s.language = 'en' AND ? <> '' AND contains(lower(r.text), lower(?))
+        ), picked AS (SELECT record_id, min(how) AS how FROM hits GROUP BY record_id)
+        SELECT r.record_id, r.source_id, r.section_path, r.status, r.text, p.how,
+               list(DISTINCT d.date ORDER BY d.date) FILTER (WHERE d.valid AND d.kind <> 'reference') AS dates,
+               list(DISTINCT d.faq_id ORDER BY d.faq_id) FILTER (WHERE d.faq_id IS NOT NULL) AS faq_ids
+        FROM picked p JOIN records r USING (record_id) LEFT JOIN record_dates d USING (record_id)
+        WHERE r.retired_run IS NULL
+        GROUP BY ALL""", [passcode, keys, english, english]).fetchall()
+    out = [{"record_id": r[0], "source_id": r[1], "section": r[2], "status": r[3], "text": r[4], "how": r[5],
+            "dates": [d.isoformat() for d in (r[6] or [])], "faq_ids": list(r[7] or [])} for r in rows]
+    return sorted(out, key=lambda x: (x["dates"][-1:] or [""], x["record_id"]), reverse=True)

@@ -128,7 +128,24 @@ def vocabulary() -> dict:
     for verdict in RULE_ONLY_VERDICTS:
         check.member("verdicts", verdict, ids["verdicts"], "a list holding every compiled verdict")
     _check_scenario(check, check.get(data, "scenario", dict), ids["info_kinds"], ids["events"])
+    _check_groups(check, check.get(data, "kind_groups", list), ids["info_kinds"])
     return data
+
+
+def _check_groups(check: _Checker, groups: list, kinds: list[str]) -> None:
+    """Every info kind in exactly one display group (the report's matrix rows)."""
+    placed: dict[str, str] = {}
+    for i, group in enumerate(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("id"), str) or not isinstance(group.get("title"), str):
+            check.fail(f"kind_groups[{i}]", "must be an object with string id and title")
+        for j, k in enumerate(check.words(group, "kinds", f"kind_groups[{i}]")):
+            check.member(f"kind_groups[{i}].kinds[{j}]", k, kinds, "an info kind")
+            if k in placed:
+                check.fail(f"kind_groups[{i}].kinds[{j}]", f"{k!r} is already in group {placed[k]!r}")
+            placed[k] = group["id"]
+    missing = [k for k in kinds if k not in placed]
+    if missing:
+        check.fail("kind_groups", f"no group for {', '.join(missing)}")
 
 
 def _check_scenario(check: _Checker, scenario: dict, kinds: list[str], events_: list[str]) -> None:
@@ -154,6 +171,11 @@ def info_kinds() -> list[str]:
     return [k["id"] for k in vocabulary()["info_kinds"]]
 
 
+def kind_groups() -> list[dict]:
+    """Display groups of the info kinds: ``[{"id", "title", "kinds"}]``, every kind in one."""
+    return vocabulary()["kind_groups"]
+
+
 def events() -> list[str]:
     """Event ids, in vocabulary order."""
     return [e["id"] for e in vocabulary()["events"]]
@@ -171,7 +193,8 @@ def statement_verdicts() -> list[str]:
 
 # --------------------------------------------------------------------------- retention_terms.json
 
-TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators")
+TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
+                   "events_in_topics_only")
 
 
 @lru_cache(maxsize=1)
@@ -212,6 +235,24 @@ def retention_terms() -> dict:
                 check.member(f"{where}.default", default, kinds, "an info kind")
             for i, k in enumerate(check.get(cfg, "allowed", list, where)):
                 check.member(f"{where}.allowed[{i}]", k, kinds, "an info kind")
+    return data
+
+
+@lru_cache(maxsize=1)
+def retention_terms_en() -> dict:
+    """``schema/retention_terms_en.json``: English ``kinds``, ``events``,
+    ``verdicts`` (id -> phrases, lower case) and ``negators``; keys checked
+    against the vocabulary."""
+    data = _json("retention_terms_en.json")
+    check = _Checker("retention_terms_en.json")
+    for section, known, what in (("kinds", info_kinds(), "an info kind"), ("events", events(), "an event"),
+                                 ("verdicts", statement_verdicts(), "a verdict a ruling states")):
+        for key in check.get(data, section, dict):
+            check.member(f"{section}.{key}", key, known, what)
+            for i, phrase in enumerate(check.words(data[section], key, section)):
+                if phrase != phrase.lower():
+                    check.fail(f"{section}.{key}[{i}]", "must be lower case (matched on lower-cased tokens)")
+    check.words(data, "negators")
     return data
 
 
@@ -329,5 +370,6 @@ def ddl() -> str:
 def check_all() -> None:
     """Load and validate every schema file; raises SchemaError for the first
     problem. Costs a few milliseconds (each file is read once per process)."""
-    vocabulary(), retention_terms(), procedural_rules(), markers(), channel_labels(), mediawiki_sites(), ddl()
+    vocabulary(), retention_terms(), retention_terms_en(), procedural_rules(), markers(), channel_labels()
+    mediawiki_sites(), ddl()
     tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)

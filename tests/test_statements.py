@@ -114,3 +114,95 @@ def test_a_clause_about_a_kind_the_section_does_not_treat_is_not_given_the_secti
             "但不再持有何时出场的情报。24/5/30")
     [got] = statements([text], section=("里侧·一时除外", "何时出场"))
     assert got == {("summoned_this_turn", "temp_banish", "lost")}
+
+
+# --------------------------------------------------------------------------- every page, every language
+
+OTHER_PAGE = ("2021年", "8月")  # a yearly-log section: no retention topic, no section default
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the kind is what the verdict keeps or loses: stated wherever the ruling stands
+    ("从墓地特殊召唤的，因「亚空间物质传送装置」等效果被一时除外后回到场上的怪兽，仍然是从墓地特殊召唤的怪兽。21/8/27",
+     {("summoned_from_location", "temp_banish", "kept")}),
+    ("从额外卡组特殊召唤的怪兽变成里侧守备表示的场合，从这个时点起不再当作从额外卡组特殊召唤的怪兽。22/4/23",
+     {("summoned_from_location", "face_down", "lost")}),
+    ("这个回合发动了效果的怪兽，因卡的效果变成里侧表示后再反转成表侧表示的场合，不再当作这个回合发动过效果。",
+     {("effect_activated", "face_down", "lost")}),
+    # a kind only in the subject says nothing of that kind: the effect stops applying, not the summon
+    ("X召唤的「No.39 希望皇 霍普」变成里侧表示后，「No.39 希望皇 霍普」的效果不再适用。", set()),
+    # 「名推理」翻开: revealing cards is no flip outside the topic sections
+    ("「名推理」翻开「灵兽」怪兽，等级是宣言的等级而送去墓地的场合，这个「灵兽」怪兽不当作特殊召唤过。", set()),
+    # the materials, not the Xyz Summon: 为素材X召唤的信息 is summon_materials
+    ("「我我我少女」为素材X召唤的「宝石骑士·珍珠」变成里侧表示后，失去用何怪兽为素材X召唤的信息。",
+     {("summon_materials", "face_down", "lost")}),
+    # negation outside the topic sections too
+    ("融合召唤的怪兽，在被变成里侧表示后，并没有丢失融合召唤的怪兽的情报。", {("fusion_summoned", "face_down", "kept")}),
+])
+def test_rulings_outside_the_topic_sections_state_what_they_name(text, expected):
+    assert statements([text], section=OTHER_PAGE) == [expected]
+
+
+def test_the_whole_site_gives_statements_on_other_pages(built):
+    import duckdb
+
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        rows = con.execute("""SELECT r.source_id, s.info_kind, s.event, s.verdict FROM statements s
+                              JOIN records r USING (record_id)
+                              WHERE r.source_id NOT IN ('ocg-rule-c03-face-down-temp-banish',
+                                                        'seed-004-face-down-temp-banish')""").fetchall()
+    pages = {r[0] for r in rows}
+    assert {"ocg-rule-c06-rulings-2021", "ocg-rule-c06-rulings-2022", "ocg-rule-c04-mirrorjade-iceblade-dragon",
+            "edisonrul-book-of-moon"} <= pages
+    assert ("ocg-rule-c06-rulings-2021", "summoned_from_location", "temp_banish", "kept") in rows
+    assert ("ocg-rule-c04-mirrorjade-iceblade-dragon", "fusion_summoned", "temp_banish", "kept") in rows
+    assert not any(r[1:] == ("special_summoned", "flip_face_up", "lost") for r in rows)  # 「名推理」翻开
+
+
+def english(lines: list[str], section=("Book of Moon", "Card Rulings")) -> list[set]:
+    page = Page("en-page", "en", "Latn", "", "", [Block(0, section, [Line(t) for t in lines])])
+    records = extract(page, info_kinds())
+    return [{(s.info_kind, s.event, s.verdict) for s in r.statements} for r in records]
+
+
+def test_english_lead_in_passes_event_and_verdict_to_its_list():
+    got = english(["A monster flipped face-down remembers:",
+                   "that it declared an attack this turn.",
+                   "that it was Normal / Flip Summoned.",
+                   "A monster flipped face-down forgets:",
+                   "where it was Summoned from.",
+                   "if it had been Flip Summoned.",
+                   "If it is flipped face-down by this card, it is NOT banished.",
+                   "that it declared an attack this turn."])
+    assert got == [set(), {("attack_declared", "face_down", "kept")},
+                   {("normal_summoned", "face_down", "kept"), ("flip_summoned", "face_down", "kept")},
+                   set(), {("summoned_from_location", "face_down", "lost")},
+                   {("flip_summoned", "face_down", "lost")}, set(),
+                   set()]  # the list ended at a line naming its own event
+
+
+def test_english_sentences_state_on_their_own_and_read_negation():
+    got = english(["A monster flipped face-down does not remember that it declared an attack this turn.",
+                   "A temporarily banished monster still remembers that it was Tribute Summoned.",
+                   "It remembers that it was Synchro Summoned."])  # no event named, no lead-in: nothing
+    assert got == [{("attack_declared", "face_down", "lost")}, {("tribute_summoned", "temp_banish", "kept")}, set()]
+
+
+@pytest.mark.parametrize("text, expanded", [
+    ("that it was Normal / Flip / Tribute Summoned.", "that it was Normal Summoned / Flip Summoned / Tribute Summoned."),
+    ("Wheter or not it has been Gemini or Flip Summoned.", "Wheter or not it has been Gemini Summoned / Flip Summoned."),
+    ("it was Special Summoned.", "it was Special Summoned."),
+])
+def test_coordinated_summon_words_are_expanded(text, expanded):
+    from pipeline.extract import expand_coordination
+
+    assert expand_coordination(text) == expanded
+
+
+def test_book_of_moon_page_shows_as_a_conflict(built):
+    run = CliRunner().invoke(main, ["ask", "flip_summoned", "face_down", "--db", str(built[1]), "--json"])
+    report = json.loads(run.stdout)
+    assert report["verdict"] == "lost"
+    english_cites = {c["verdict"] for c in report["citations"] if c["source"] == "edisonrul-book-of-moon"}
+    assert english_cites == {"kept", "lost"}  # "remembers ... Flip Summoned" and "forgets ... Flip Summoned"
+    assert [c["verdict"] for c in report["conflicts"]] == ["kept"]

@@ -1,0 +1,427 @@
+"""``rulings report``: the database as a static site for people to browse.
+
+Reads a database ``rulings build`` wrote (read-only) and writes plain files
+that open from disk or any static server, with nothing fetched at view time:
+
+* ``index.html``: the rules matrix, info kinds (rows, in the display groups
+  of ``schema/vocabulary.json``) x events (columns), each cell its verdict
+  (colour and a symbol with a word, so colour is never the only cue), the
+  number of supporting rulings and the latest date, linking to the rule;
+* ``rules/KIND--EVENT.html``: a rule with every cited ruling (as written,
+  with dates, FAQ links, source and section; card names link to card pages)
+  and a dated timeline of its supporting, conflicting and superseded rulings;
+* ``cards/PASSCODE.html``: a card's names in each language and its rulings,
+  newest first; ``cards.html`` lists the cards, ``archetypes.html`` the
+  archetypes (quoted families such as 「女武神」怪兽);
+* ``sources/SOURCE.html``: every current ruling of a page by section (the
+  place search results and the change history link to);
+* ``timeline.html``: dated rulings per month per source (an SVG written
+  here, superseded ones marked); ``history.html``: the runs and what each
+  added, changed or retired, linking to ``runs/RUN.html``;
+* ``search.html`` with ``assets/search-index.js``: client-side search over
+  card names (every language, either Chinese script) and ruling text.
+
+Pages are rendered with Jinja2 templates (``pipeline/templates/report/``)
+with autoescaping on: ruling text is a stranger's text and is only ever
+rendered as text. Links to other sites are kept only when they are http(s).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections import Counter, defaultdict
+from contextlib import closing
+from dataclasses import dataclass, field
+from functools import lru_cache
+from datetime import date
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import duckdb
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from . import queries
+from .cards import card_names
+from .errors import UsageError
+from .schema import events as vocabulary_events
+from .schema import kind_groups, vocabulary
+
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "report"
+VERDICT_LABELS = {  # symbol and word: the matrix never relies on colour alone
+    "kept": ("✓", "kept"),
+    "lost": ("✗", "lost"),
+    "not_applicable": ("–", "not applicable"),
+    "conditional": ("◐", "conditional"),
+    "unknown": ("?", "unknown"),
+}
+SEARCH_TEXT_CHARS = 240  # ruling text kept per entry of the search index
+
+
+@dataclass
+class Ruling:
+    """One current record as the site shows it."""
+
+    record_id: str
+    source_id: str
+    seq: int
+    section: str
+    role: str
+    status: str
+    text: str
+    dates: list[str] = field(default_factory=list)  # ISO, own and heading dates (not references)
+    faqs: list[tuple[str, str]] = field(default_factory=list)  # (FAQ id, URL)
+    cards: list[tuple[str, int]] = field(default_factory=list)  # (name as quoted, passcode)
+
+    @property
+    def latest(self) -> str:
+        return max(self.dates) if self.dates else ""
+
+
+@dataclass
+class ReportSummary:
+    """What :func:`write_report` wrote: page counts and seconds taken."""
+
+    out_dir: Path
+    rules: int
+    cards: int
+    archetypes: int
+    sources: int
+    runs: int
+    files: int
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return {"out_dir": str(self.out_dir), "rules": self.rules, "cards": self.cards,
+                "archetypes": self.archetypes, "sources": self.sources, "runs": self.runs,
+                "files": self.files, "seconds": round(self.seconds, 2)}
+
+
+# --------------------------------------------------------------------------- reading the database
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[tuple]:
+    return con.execute(sql, params or []).fetchall()
+
+
+def read_rulings(con: duckdb.DuckDBPyConnection) -> dict[str, Ruling]:
+    """Every current record (not retired) with its dates, FAQ links and linked cards."""
+    rulings = {r[0]: Ruling(*r) for r in _rows(con, """
+        SELECT record_id, source_id, seq, coalesce(section_path, ''), coalesce(role, ''), coalesce(status, ''), text
+        FROM records WHERE retired_run IS NULL ORDER BY source_id, seq""")}
+    for record_id, day, faq_id, faq_url in _rows(con, """
+            SELECT record_id, date, faq_id, faq_url FROM record_dates
+            WHERE valid AND coalesce(kind, 'own') <> 'reference' ORDER BY record_id, ord"""):
+        ruling = rulings.get(record_id)
+        if ruling is None:
+            continue
+        if day is not None and day.isoformat() not in ruling.dates:
+            ruling.dates.append(day.isoformat())
+        if faq_id and (faq_id, faq_url) not in ruling.faqs:
+            ruling.faqs.append((faq_id, faq_url or ""))
+    for record_id, name, passcode in _rows(con, """
+            SELECT record_id, name, passcode FROM card_mentions
+            WHERE passcode IS NOT NULL AND coalesce(kind, 'card') = 'card' ORDER BY record_id, ord"""):
+        ruling = rulings.get(record_id)
+        if ruling is not None and (name, passcode) not in ruling.cards:
+            ruling.cards.append((name, passcode))
+    return rulings
+
+
+def text_segments(ruling: Ruling) -> list[tuple[str, int | None]]:
+    """The ruling's text cut at its linked card names: ``[(text, passcode
+    or None)]``, the quote marks outside the linked part. The template
+    escapes each piece; no markup is ever built from the text."""
+    names = {name: passcode for name, passcode in ruling.cards if name}
+    text = ruling.text
+    found: list[tuple[int, int, int]] = []  # (start, end, passcode) of each quoted linked name
+    for name in sorted(names, key=len, reverse=True):  # longest first: a name inside a longer one loses
+        at = text.find("「" + name + "」")
+        while at != -1:
+            a, b = at + 1, at + 1 + len(name)
+            if not any(a < e and s < b for s, e, _ in found):
+                found.append((a, b, names[name]))
+            at = text.find("「" + name + "」", b)
+    pieces: list[tuple[str, int | None]] = []
+    at = 0
+    for a, b, passcode in sorted(found):
+        pieces.append((text[at:a], None))
+        pieces.append((text[a:b], passcode))
+        at = b
+    pieces.append((text[at:], None))
+    return [p for p in pieces if p[0]]
+
+
+def read_rules(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], dict]:
+    """Rules by (info kind, event) with their citations (``role``,
+    ``verdict``, ``record_id``, ``date``) and overridden verdicts."""
+    rules = {}
+    for kind, event, verdict, condition, latest, changed_on, conflicts in _rows(con, """
+            SELECT info_kind, event, verdict, condition, latest_date, changed_on, conflicts FROM rules"""):
+        rules[(kind, event)] = {"verdict": verdict, "condition": condition or "",
+                                "latest_date": latest.isoformat() if latest else "",
+                                "changed_on": changed_on.isoformat() if changed_on else "",
+                                "conflicts": json.loads(conflicts or "[]"), "citations": []}
+    for kind, event, record_id, role, verdict, day in _rows(con, """
+            SELECT info_kind, event, record_id, role, verdict, date FROM rule_citations
+            ORDER BY info_kind, event, date DESC NULLS LAST, record_id"""):
+        rule = rules.get((kind, event))
+        if rule is not None:
+            rule["citations"].append({"record_id": record_id, "role": role, "verdict": verdict,
+                                      "date": day.isoformat() if day else ""})
+    return rules
+
+
+def read_history(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Runs, newest first, each with its record changes (``added``,
+    ``changed``, ``retired``: lists of record ids)."""
+    runs = [{"run_id": r[0], "kind": r[1], "started_at": str(r[2] or ""), "ended_at": str(r[3] or ""),
+             "tried": r[4], "unchanged": r[5], "changed_pages": r[6], "failed": r[7],
+             "changes": {"added": [], "changed": [], "retired": []}}
+            for r in _rows(con, "SELECT run_id, kind, started_at, ended_at, tried, unchanged, changed, failed "
+                                "FROM runs ORDER BY run_id DESC")]
+    by_id = {run["run_id"]: run for run in runs}
+    for run_id, record_id, change in _rows(con, "SELECT run_id, record_id, change FROM record_changes "
+                                                "ORDER BY run_id, source_id, record_id"):
+        run = by_id.get(run_id)
+        if run is not None and change in run["changes"]:
+            run["changes"][change].append(record_id)
+    return runs
+
+
+def read_archetypes(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Archetype names (Simplified) with the record ids that name them, most named first."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for name, record_id in _rows(con, """
+            SELECT m.norm_name, m.record_id FROM card_mentions m JOIN records r USING (record_id)
+            WHERE m.kind = 'archetype' AND r.retired_run IS NULL ORDER BY m.norm_name, r.source_id, r.seq"""):
+        if record_id not in found[name]:
+            found[name].append(record_id)
+    return [{"name": n, "records": ids} for n, ids in sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+
+
+# --------------------------------------------------------------------------- shaping
+
+@lru_cache(maxsize=None)
+def slug(text: str) -> str:
+    """A file name for an id: ASCII letters, digits, ``_`` and ``-`` kept,
+    every other character (``.`` and ``/`` too) as ``~XX`` per UTF-8 byte,
+    so distinct ids give distinct names and none is ``..`` or hidden."""
+    return "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else
+                   "".join(f"~{b:02X}" for b in ch.encode("utf-8")) for ch in text) or "~"
+
+
+def external_url(url: str | None) -> str:
+    """``url`` when it is an http(s) address, else '' (no ``javascript:`` or
+    ``data:`` links from scraped pages)."""
+    if not url:
+        return ""
+    try:
+        scheme = urlsplit(url.strip()).scheme.lower()
+    except ValueError:
+        return ""
+    return url.strip() if scheme in ("http", "https") else ""
+
+
+def matrix(rules: dict[tuple[str, str], dict]) -> list[dict]:
+    """Rows of the index matrix: ``[{"group", "title", "rows": [{"kind",
+    "meaning", "cells": [{"event", "verdict", "supports", "latest_date",
+    "href"}]}]}]``; a pair without a rule is ``unknown``."""
+    meanings = {k["id"]: k.get("meaning", "") for k in vocabulary()["info_kinds"]}
+    groups = []
+    for group in kind_groups():
+        rows = []
+        for kind in group["kinds"]:
+            cells = []
+            for event in vocabulary_events():
+                rule = rules.get((kind, event))
+                supports = sum(c["role"] == "supports" for c in rule["citations"]) if rule else 0
+                cells.append({"event": event, "verdict": rule["verdict"] if rule else "unknown",
+                              "supports": supports, "latest_date": rule["latest_date"] if rule else "",
+                              "href": f"rules/{rule_file(kind, event)}"})
+            rows.append({"kind": kind, "meaning": meanings.get(kind, ""), "cells": cells})
+        groups.append({"group": group["id"], "title": group["title"], "rows": rows})
+    return groups
+
+
+def rule_file(kind: str, event: str) -> str:
+    return f"{slug(kind)}--{slug(event)}.html"
+
+
+def month_chart(rulings: dict[str, Ruling], width: int = 960, row_height: int = 34) -> dict:
+    """The rulings-over-time chart: one row per source (most dated first),
+    one bar per month with rulings dated in it (by their latest date),
+    superseded ones drawn as the bar's marked top part. Returns the SVG's
+    geometry: ``{"width", "height", "rows": [{"source_id", "total",
+    "superseded", "y", "bars": [{"x", "y", "h", "sy", "sh", "title"}]}],
+    "ticks": [{"x", "label"}]}`` (units: SVG user units)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    struck: dict[str, Counter] = defaultdict(Counter)
+    for ruling in rulings.values():
+        if not ruling.dates:
+            continue
+        month = ruling.latest[:7]
+        counts[ruling.source_id][month] += 1
+        if ruling.status == "superseded":
+            struck[ruling.source_id][month] += 1
+    if not counts:
+        return {"width": width, "height": 40, "rows": [], "ticks": []}
+    months = sorted({m for c in counts.values() for m in c})
+    first = date.fromisoformat(months[0] + "-01")
+    last = date.fromisoformat(months[-1] + "-01")
+    span = (last.year - first.year) * 12 + last.month - first.month + 1
+    label_w, plot_w = 250, width - 260
+    step = plot_w / span
+
+    def x_of(month: str) -> float:
+        y, m = int(month[:4]), int(month[5:7])
+        return label_w + ((y - first.year) * 12 + m - first.month) * step
+
+    rows = []
+    order = sorted(counts, key=lambda s: (-sum(counts[s].values()), s))
+    top = 24
+    for i, source in enumerate(order):
+        peak = max(counts[source].values())
+        base = top + (i + 1) * row_height - 4
+        bars = []
+        for month, n in sorted(counts[source].items()):
+            h = max(1.0, (row_height - 10) * n / peak)
+            s = struck[source][month]
+            sh = h * s / n if s else 0.0
+            bars.append({"x": round(x_of(month), 2), "y": round(base - h, 2), "h": round(h, 2),
+                         "w": round(max(step - 0.5, 0.8), 2), "sy": round(base - h, 2), "sh": round(sh, 2),
+                         "title": f"{source} {month}: {n} rulings" + (f", {s} superseded" if s else "")})
+        rows.append({"source_id": source, "total": sum(counts[source].values()),
+                     "superseded": sum(struck[source].values()), "y": base, "bars": bars})
+    ticks = [{"x": round(x_of(f"{y}-01"), 2), "label": str(y)}
+             for y in range(first.year + (first.month > 1), last.year + 1)]
+    return {"width": width, "height": top + (len(order) + 1) * row_height, "rows": rows, "ticks": ticks,
+            "axis_y": top + len(order) * row_height + 4}
+
+
+def search_index(rulings: dict[str, Ruling], cards: dict[int, dict[str, str]]) -> dict:
+    """The client-side search index: ``{"cards": [[passcode, [names]]],
+    "rulings": [[record_id, href, text]]}`` (text cut to SEARCH_TEXT_CHARS)."""
+    return {
+        "cards": [[passcode, sorted(set(names.values()))] for passcode, names in sorted(cards.items())],
+        "rulings": [[r.record_id, f"sources/{slug(r.source_id)}.html#{r.record_id}", r.text[:SEARCH_TEXT_CHARS]]
+                    for r in rulings.values()],
+    }
+
+
+# --------------------------------------------------------------------------- writing
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      auto_reload=False)  # one run: no mtime check per render
+    env.globals.update(verdict_labels=VERDICT_LABELS, segments=text_segments, slug=slug,
+                       rule_file=rule_file)
+    env.filters["external_url"] = external_url
+    return env
+
+
+class _Writer:
+    def __init__(self, out_dir: Path, sources: dict):
+        self.out_dir = out_dir
+        self.env = _environment()
+        self.sources = sources
+        self.files = 0
+        self._fragments: dict[tuple[str, str], Markup] = {}
+
+    def page(self, rel: str, template: str, **context) -> None:
+        root = "../" * rel.count("/")
+        html = self.env.get_template(template).render(
+            root=root, sources=self.sources, ruling_html=lambda ruling: self.fragment(ruling, root), **context)
+        self.write(rel, html)
+
+    def fragment(self, ruling: Ruling, root: str) -> Markup:
+        """A ruling's text and facts, rendered once per link depth (a ruling
+        shows on its source page and on the page of every card it names)."""
+        key = (ruling.record_id, root)
+        html = self._fragments.get(key)
+        if html is None:
+            html = self._fragments[key] = Markup(self.env.get_template("_ruling.html.j2").render(
+                root=root, sources=self.sources, ruling=ruling))
+        return html
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.files += 1
+
+
+def write_report(db_path: Path, out_dir: Path) -> ReportSummary:
+    """Write the static site for the database at ``db_path`` into
+    ``out_dir`` (created; its previous ``index.html``, ``rules/``,
+    ``cards/``, ``sources/``, ``runs/`` and ``assets/`` are replaced, other
+    files are left alone). LoadError when there is no database; UsageError
+    when ``out_dir`` is a file."""
+    started = time.perf_counter()
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"{out_dir} is a file, not a folder", place="DIR")
+    with closing(queries.connect(db_path)) as con:
+        rulings = read_rulings(con)
+        rules = read_rules(con)
+        history = read_history(con)
+        archetypes = read_archetypes(con)
+        sources = {r[0]: {"source_id": r[0], "url": external_url(r[1]), "language": r[2], "licence": r[3]}
+                   for r in _rows(con, "SELECT source_id, url, language, licence FROM sources ORDER BY source_id")}
+        built = dict(_rows(con, "SELECT key, value FROM build_info"))
+    for sub in ("rules", "cards", "sources", "runs", "assets"):
+        shutil.rmtree(out_dir / sub, ignore_errors=True)
+    names = card_names()
+    by_card: dict[int, list[Ruling]] = defaultdict(list)
+    for ruling in rulings.values():
+        for passcode in dict.fromkeys(p for _, p in ruling.cards):
+            by_card[passcode].append(ruling)
+    cards = {p: names.get(p, {}) for p in by_card}
+    w = _Writer(out_dir, sources)
+    common = {"built": built}
+
+    w.page("index.html", "index.html.j2", groups=matrix(rules), events=vocabulary_events(),
+           verdicts=[v["id"] for v in vocabulary()["verdicts"]], counts=_counts(rulings, rules, cards), **common)
+    for (kind, event), rule in sorted(rules.items()):
+        cited = [dict(c, ruling=rulings.get(c["record_id"])) for c in rule["citations"]]
+        w.page(f"rules/{rule_file(kind, event)}", "rule.html.j2", kind=kind, event=event, rule=rule,
+               citations=cited, timeline=sorted(cited, key=lambda c: (c["date"] or "9999", c["record_id"])),
+               **common)
+    for passcode, its in by_card.items():
+        its = sorted(its, key=lambda r: (r.latest, r.record_id), reverse=True)
+        w.page(f"cards/{passcode}.html", "card.html.j2", passcode=passcode, names=cards[passcode],
+               rulings=its, **common)
+    card_list = sorted(({"passcode": p, "name": _display_name(cards[p], p), "count": len(by_card[p])}
+                        for p in by_card), key=lambda c: (-c["count"], c["name"]))
+    w.page("cards.html", "cards.html.j2", cards=card_list, **common)
+    w.page("archetypes.html", "archetypes.html.j2", archetypes=archetypes, rulings=rulings, **common)
+    by_source: dict[str, list[Ruling]] = defaultdict(list)
+    for ruling in rulings.values():
+        by_source[ruling.source_id].append(ruling)
+    for source_id, its in by_source.items():
+        w.page(f"sources/{slug(source_id)}.html", "source.html.j2", source=sources.get(source_id, {
+            "source_id": source_id, "url": "", "language": "", "licence": ""}), rulings=its, **common)
+    w.page("timeline.html", "timeline.html.j2", chart=month_chart(rulings), **common)
+    w.page("history.html", "history.html.j2", runs=history, **common)
+    for run in history:
+        w.page(f"runs/{run['run_id']}.html", "run.html.j2", run=run, rulings=rulings, **common)
+    w.page("search.html", "search.html.j2", **common)
+    w.write("assets/search-index.js", "window.RULINGS_SEARCH = "
+            + json.dumps(search_index(rulings, cards), ensure_ascii=False, separators=(",", ":")) + ";\n")
+    for asset in ("style.css", "search.js"):
+        w.write(f"assets/{asset}", (TEMPLATES / asset).read_text(encoding="utf-8"))
+    return ReportSummary(out_dir, len(rules), len(by_card), len(archetypes), len(by_source), len(history),
+                         w.files, time.perf_counter() - started)
+
+
+def _display_name(names: dict[str, str], passcode: int) -> str:
+    return names.get("zh-CN") or names.get("zh-community") or names.get("en") or str(passcode)
+
+
+def _counts(rulings: dict[str, Ruling], rules: dict, cards: dict) -> dict:
+    return {"rulings": len(rulings), "dated": sum(bool(r.dates) for r in rulings.values()),
+            "rules": len(rules), "known": sum(r["verdict"] != "unknown" for r in rules.values()),
+            "cards": len(cards)}
