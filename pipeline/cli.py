@@ -30,6 +30,7 @@ from .load import register_sql_functions
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .refresh import engine_rules_hash, refresh as run_refresh
 from .report import write_report
+from .schema import vocabulary as schema_vocabulary
 from .run import build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
@@ -305,10 +306,24 @@ def _fit(text: str, width: int) -> str:
     return text + " " * (width - _width(text))
 
 
+def _cell(value) -> str:
+    """A value as a table cell: lists as [a, b], dates and times in ISO form,
+    maps as {k: v}, NULL for None (not Python's repr: [datetime.date(...)])."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_cell(k)}: {_cell(v)}" for k, v in value.items()) + "}"
+    if hasattr(value, "isoformat"):
+        return value.isoformat(sep=" ") if hasattr(value, "hour") and hasattr(value, "day") else value.isoformat()
+    return str(value)
+
+
 def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: bool = False) -> None:
     """An aligned text table, cells cut at 80 columns (--json gives whole values)."""
     shown = rows[:max_rows]
-    cells = [[("NULL" if v is None else str(v)).replace("\n", " ") for v in row] for row in shown]
+    cells = [[_cell(v).replace("\n", " ") for v in row] for row in shown]
     widths = [min(80, max([_width(c)] + [_width(r[i]) for r in cells])) for i, c in enumerate(columns)]
     fmt = lambda vals: " | ".join(_fit(v, w) for v, w in zip(vals, widths))  # noqa: E731
     click.echo(fmt(columns))
@@ -600,6 +615,48 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     click.echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
     if not rows:
         click.echo("(a build starts the history; the changes of each `rulings refresh` are listed here)")
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+@main.command()
+@JSON_OPTION
+@_exit_codes
+def vocabulary(as_json: bool) -> None:
+    """List the identifiers the rules table and the engine use, with their meanings.
+
+    \b
+    info kinds  what a monster can keep or lose (by display group)
+    events      face_down, temp_banish, flip_face_up
+    verdicts    kept, lost, not_applicable, conditional, unknown
+    questions   what a scenario may ask the engine (ask.question) and its fields
+    From schema/vocabulary.json; identifiers never change (kinds are only added).
+    """
+    data = schema_vocabulary()
+    group_of = {k: g["id"] for g in data["kind_groups"] for k in g["kinds"]}
+    out = {
+        "info_kinds": [{"id": k["id"], "meaning": k.get("meaning", ""), "group": group_of.get(k["id"], "")}
+                       for k in data["info_kinds"]],
+        "kind_groups": [{"id": g["id"], "title": g["title"]} for g in data["kind_groups"]],
+        "events": [{"id": e["id"], "meaning": e.get("meaning", "")} for e in data["events"]],
+        "verdicts": [{"id": v["id"], "meaning": v.get("meaning", "")} for v in data["verdicts"]],
+        "questions": [{"id": q["id"], "fields": q["fields"], "meaning": q["meaning"]} for q in data["questions"]],
+    }
+    if as_json:
+        _echo_json(out)
+        return
+    for group in data["kind_groups"]:
+        click.echo(f"info kinds: {group['title']}")
+        for k in out["info_kinds"]:
+            if k["group"] == group["id"]:
+                click.echo(f"  {k['id']:<30} {k['meaning']}")
+    for section in ("events", "verdicts"):
+        click.echo(f"{section}:")
+        for item in out[section]:
+            click.echo(f"  {item['id']:<30} {item['meaning']}")
+    click.echo("questions (scenario ask.question):")
+    for q in out["questions"]:
+        click.echo(f"  {q['id']:<30} needs {', '.join(q['fields'])}: {q['meaning']}")
 
 
 # --------------------------------------------------------------------------- card

@@ -129,6 +129,10 @@ def vocabulary() -> dict:
         check.member("verdicts", verdict, ids["verdicts"], "a list holding every compiled verdict")
     _check_scenario(check, check.get(data, "scenario", dict), ids["info_kinds"], ids["events"])
     _check_groups(check, check.get(data, "kind_groups", list), ids["info_kinds"])
+    for i, q in enumerate(check.get(data, "questions", list)):
+        if not isinstance(q, dict) or not all(isinstance(q.get(k), str) and q[k] for k in ("id", "meaning")):
+            check.fail(f"questions[{i}]", "must be an object with string id and meaning")
+        check.words(q, "fields", f"questions[{i}]")
     return data
 
 

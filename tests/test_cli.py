@@ -145,3 +145,25 @@ def test_build_refuses_to_run_while_the_database_is_locked(tmp_path):
         out = CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(db),
                                         "--engine-out", str(tmp_path / "e.py")])
     assert out.exit_code == 1 and "is running" in out.output and not db.exists()
+
+
+def test_sql_prints_lists_dates_and_maps_readably(built):
+    out = run("sql", "SELECT [DATE '2019-03-04', NULL] AS d, ['a', 'b'] AS l, {'k': DATE '2020-01-02'} AS m, "
+                     "TIMESTAMP '2020-01-01 10:00:00' AS t", "--db", built[1])
+    row = out.output.splitlines()[2]
+    assert "[2019-03-04, NULL]" in row and "[a, b]" in row and "{k: 2020-01-02}" in row
+    assert "2020-01-01 10:00:00" in row and "datetime" not in out.output
+
+
+def test_vocabulary_lists_every_identifier_with_its_meaning():
+    import engine.runtime as runtime
+    from pipeline.schema import events, info_kinds, verdicts
+
+    data = json.loads(run("vocabulary", "--json").output)
+    assert [k["id"] for k in data["info_kinds"]] == info_kinds()
+    assert [e["id"] for e in data["events"]] == events() and [v["id"] for v in data["verdicts"]] == verdicts()
+    assert all(k["meaning"] and k["group"] for k in data["info_kinds"])
+    # the questions are the engine's own, with the fields it requires
+    assert {q["id"]: tuple(q["fields"]) for q in data["questions"]} == runtime._QUESTIONS
+    text = run("vocabulary").output
+    assert "synchro_summoned" in text and "can_conduct_battle_phase" in text and "not_applicable" in text

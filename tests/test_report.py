@@ -175,14 +175,23 @@ def test_no_horizontal_scrollbar_and_nothing_from_the_network(site, browser, wid
         assert (SCREENS / "index.png").stat().st_size > 10_000
 
 
-def test_hostile_ruling_text_shows_as_text(tmp_path, browser):
-    hostile = ('<script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2"> '
-               'and 「<b onmouseover=alert(1)>」')
-    corpus = make_corpus(tmp_path / "c", ["seed-000-battle-position"], {"seed-000-battle-position": [
-        ("- Exception #1: You cannot change", f"- Exception #1: {hostile} You cannot change")]})
-    build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py")
+HOSTILE = ('<script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2"> '
+           'and 「<b onmouseover=alert(1)>」')
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory):
+    """A database of one English page with a hostile ruling in it."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    corpus = make_corpus(tmp / "c", ["seed-000-battle-position"], {"seed-000-battle-position": [
+        ("- Exception #1: You cannot change", f"- Exception #1: {HOSTILE} You cannot change")]})
+    build(corpus, tmp / "r.duckdb", tmp / "e.py")
+    return tmp / "r.duckdb"
+
+
+def test_hostile_ruling_text_shows_as_text(small_db, tmp_path, browser):
     out = tmp_path / "site"
-    write_report(tmp_path / "r.duckdb", out)
+    write_report(small_db, out)
     page = out / "sources" / "seed-000-battle-position.html"
     html = page.read_text(encoding="utf-8")
     assert "<script>window.__pwned" not in html and "<img src=x" not in html
@@ -237,16 +246,19 @@ def test_slug_keeps_file_names_inside_the_folder():
     assert slug("a.b") != slug("a_b") != slug("a/b")  # distinct ids stay distinct files
 
 
-def test_cli_report_json_errors_and_same_bytes(site, tmp_path):
-    out, db_path, _ = site
-    run = CliRunner().invoke(main, ["report", str(tmp_path / "out"), "--db", str(db_path), "--json"])
+def test_cli_report_json_errors_and_same_bytes(small_db, site, tmp_path):
+    _, db_path, _ = site
+    first, again = tmp_path / "first", tmp_path / "again"
+    write_report(small_db, first)
+    run = CliRunner().invoke(main, ["report", str(again), "--db", str(small_db), "--json"])
     assert run.exit_code == 0, run.output
     summary = json.loads(run.stdout)
-    assert summary["rules"] == 96 and summary["files"] > summary["cards"] > 1000
-    # same database, same site
-    for path in [out / "index.html", out / "assets" / "search-index.js", out / "timeline.html",
-                 out / "rules" / "synchro_summoned--face_down.html", out / "cards" / f"{BOOK_OF_MOON}.html"]:
-        assert path.read_bytes() == (tmp_path / "out" / path.relative_to(out)).read_bytes(), path
+    assert summary["rules"] == 96 and summary["sources"] == 1 and summary["files"] > summary["rules"]
+    # same database, same site, byte for byte
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    for rel in files:
+        assert (first / rel).read_bytes() == (again / rel).read_bytes(), rel
     run = CliRunner().invoke(main, ["report", str(tmp_path / "out2"), "--db", str(tmp_path / "missing.duckdb")])
     assert run.exit_code == 1 and "no database" in run.stderr
     (tmp_path / "file").write_text("x")
