@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +32,18 @@ from .paths import PROJECT_ROOT
 
 CARD_NAMES = PROJECT_ROOT / "corpus" / "data" / "card-names.tsv"
 COMMUNITY_NAMES = PROJECT_ROOT / "corpus" / "data" / "community-names-zh.tsv"
+
+
+_RUBY = re.compile(r"<rt>.*?</rt>|<rp>.*?</rp>|</?ruby>", re.S)
+
+
+def read_names(path: Path) -> list[dict[str, str]]:
+    """Rows of a name table: tab-separated, a field holding quotes written the
+    CSV way (quoted, inner quotes doubled: Maxx "C"); ruby markup in a name
+    (``<ruby>DD<rt>디디</rt></ruby>``) kept as its base text only."""
+    with path.open(encoding="utf-8", newline="") as fh:
+        return [{k: _RUBY.sub("", v) if isinstance(v, str) else v for k, v in row.items()}
+                for row in csv.DictReader(fh, delimiter="\t")]
 
 
 @dataclass(frozen=True)
@@ -59,36 +72,34 @@ class CardIndex:
         self.community_key: dict[str, Card | None] = {}
         self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
         by_passcode: dict[int, Card] = {}
-        with path.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                try:
-                    passcode = int(row["password"])
-                except (TypeError, ValueError):
-                    continue
-                card = Card(passcode, row.get("en") or "", row.get("zh-CN") or "", row.get("zh-TW") or "")
-                by_passcode.setdefault(passcode, card)
-                for name in {card.name_zh_cn, card.name_zh_tw, card.name_en}:
-                    if name:
-                        self._add(self.exact, name, card)
-                for name in {card.name_zh_cn, card.name_zh_tw}:
-                    if name:
-                        self._add(self.by_key, name_key(name), card)
-                if card.name_en:
-                    self._add(self.by_key, match_key(card.name_en), card)
+        for row in read_names(path):
+            try:
+                passcode = int(row["password"])
+            except (TypeError, ValueError):
+                continue
+            card = Card(passcode, row.get("en") or "", row.get("zh-CN") or "", row.get("zh-TW") or "")
+            by_passcode.setdefault(passcode, card)
+            for name in {card.name_zh_cn, card.name_zh_tw, card.name_en}:
+                if name:
+                    self._add(self.exact, name, card)
+            for name in {card.name_zh_cn, card.name_zh_tw}:
+                if name:
+                    self._add(self.by_key, name_key(name), card)
+            if card.name_en:
+                self._add(self.by_key, match_key(card.name_en), card)
         names = {c.name_zh_cn for c in by_passcode.values() if c.name_zh_cn}
         if community is not None and community.is_file():
-            with community.open(encoding="utf-8", newline="") as fh:
-                for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                    try:
-                        card = by_passcode.get(int(row["password"]))
-                    except (TypeError, ValueError):
-                        continue
-                    name = (row.get("name_zh_community") or "").strip()
-                    if card is None or not name:
-                        continue
-                    names.add(name)
-                    self._add(self.community_exact, name, card)
-                    self._add(self.community_key, name_key(name), card)
+            for row in read_names(community):
+                try:
+                    card = by_passcode.get(int(row["password"]))
+                except (TypeError, ValueError):
+                    continue
+                name = (row.get("name_zh_community") or "").strip()
+                if card is None or not name:
+                    continue
+                names.add(name)
+                self._add(self.community_exact, name, card)
+                self._add(self.community_key, name_key(name), card)
         self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
 
     def is_archetype(self, name: str, minimum: int = 2) -> bool:
@@ -153,24 +164,22 @@ def card_names() -> dict[int, dict[str, str]]:
     out), from ``corpus/data/card-names.tsv`` and the community table. The
     lowest passcode of a name shared by alternate artworks carries it too."""
     names: dict[int, dict[str, str]] = {}
-    with CARD_NAMES.open(encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+    for row in read_names(CARD_NAMES):
+        try:
+            passcode = int(row["password"])
+        except (TypeError, ValueError):
+            continue
+        entry = names.setdefault(passcode, {})
+        for language in NAME_LANGUAGES:
+            if row.get(language) and language not in entry:
+                entry[language] = row[language]
+    if COMMUNITY_NAMES.is_file():
+        for row in read_names(COMMUNITY_NAMES):
             try:
-                passcode = int(row["password"])
+                entry = names.get(int(row["password"]))
             except (TypeError, ValueError):
                 continue
-            entry = names.setdefault(passcode, {})
-            for language in NAME_LANGUAGES:
-                if row.get(language) and language not in entry:
-                    entry[language] = row[language]
-    if COMMUNITY_NAMES.is_file():
-        with COMMUNITY_NAMES.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                try:
-                    entry = names.get(int(row["password"]))
-                except (TypeError, ValueError):
-                    continue
-                name = (row.get("name_zh_community") or "").strip()
-                if entry is not None and name:
-                    entry.setdefault("zh-community", name)
+            name = (row.get("name_zh_community") or "").strip()
+            if entry is not None and name:
+                entry.setdefault("zh-community", name)
     return names

@@ -686,7 +686,7 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
         _echo_json({"passcode": passcode, "names": names, "count": len(rulings), "rulings": shown})
         return
     title = " / ".join(dict.fromkeys(names[k] for k in ("zh-CN", "zh-TW", "ja", "en") if names.get(k)))
-    click.echo(f"{title} ({passcode}): {len(rulings)} rulings")
+    click.echo(f"{title} ({passcode}): {len(rulings)} ruling{'' if len(rulings) == 1 else 's'}")
     for r in shown:
         status = "" if r["status"] == "current" else f" [{r['status']}]"
         faq = f" FAQ {', '.join(r['faq_ids'])}" if r["faq_ids"] else ""
@@ -699,11 +699,11 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
 # --------------------------------------------------------------------------- report
 
 @main.command()
-@click.argument("out_dir", metavar="DIR", type=click.Path(path_type=Path))
+@click.argument("out_dir", metavar="DIR", type=str)
 @DB_OPTION
 @JSON_OPTION
 @_exit_codes
-def report(out_dir: Path, db_path: Path, as_json: bool) -> None:
+def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     """Write the rulings as a static website into DIR: open DIR/index.html.
 
     \b
@@ -713,7 +713,9 @@ def report(out_dir: Path, db_path: Path, as_json: bool) -> None:
     timeline.html   dated rulings per month per source; history.html: refresh runs
     search.html     search card names (any language or script) and ruling text
     Plain files: they open from disk or any static server; nothing is fetched
-    from the network. DIR's other files are left alone.
+    from the network. DIR must be new, empty, or a site an earlier report
+    wrote (marked by DIR/.rulings-report): then index.html and the folders
+    above are replaced and DIR's other files are left alone.
     """
     summary = write_report(db_path, out_dir)
     if as_json:
@@ -722,7 +724,7 @@ def report(out_dir: Path, db_path: Path, as_json: bool) -> None:
     click.echo(f"wrote {summary.files} files to {out_dir} in {summary.seconds:.1f} s: {summary.rules} rules, "
                f"{summary.cards} cards, {summary.archetypes} archetypes, {summary.sources} sources, "
                f"{summary.runs} runs")
-    click.echo(f"open {out_dir / 'index.html'}")
+    click.echo(f"open {Path(out_dir) / 'index.html'}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -354,16 +354,48 @@ class _Writer:
         self.files += 1
 
 
-def write_report(db_path: Path, out_dir: Path) -> ReportSummary:
-    """Write the static site for the database at ``db_path`` into
-    ``out_dir`` (created; its previous ``index.html``, ``rules/``,
-    ``cards/``, ``sources/``, ``runs/`` and ``assets/`` are replaced, other
-    files are left alone). LoadError when there is no database; UsageError
-    when ``out_dir`` is a file."""
-    started = time.perf_counter()
-    out_dir = Path(out_dir)
+MARKER = ".rulings-report"  # written into a site folder: its managed folders may be replaced
+MANAGED = ("rules", "cards", "sources", "runs", "assets")
+
+
+def _check_target(out_dir: Path) -> None:
+    """UsageError unless ``out_dir`` is new, empty of managed names, or a site
+    an earlier report wrote (it holds MARKER): nothing of the user's is ever
+    deleted or written into."""
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out_dir} is a file, not a folder", place="DIR")
+    if out_dir.is_dir() and not (out_dir / MARKER).is_file():
+        clashing = [name for name in MANAGED + ("index.html",) if (out_dir / name).exists()]
+        if clashing:
+            raise UsageError(f"{out_dir} already holds {', '.join(clashing)} and is no site `rulings report` "
+                             f"wrote (no {MARKER} file in it): choose a new or empty folder", place="DIR")
+
+
+def _prepare(out_dir: Path) -> None:
+    """Create ``out_dir``, empty its managed folders, mark it as a site."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for sub in MANAGED:
+        path = out_dir / sub
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.is_dir():
+            shutil.rmtree(path)
+    (out_dir / MARKER).write_text("written by `rulings report`; the next report replaces index.html and the "
+                                  "folders rules, cards, sources, runs and assets here\n", encoding="utf-8")
+
+
+def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
+    """Write the static site for the database at ``db_path`` into
+    ``out_dir``: a new or empty folder, or one an earlier report wrote (its
+    pages and the folders rules/, cards/, sources/, runs/ and assets/ are
+    replaced; other files are left alone). LoadError when there is no
+    database; UsageError for an empty DIR, a file, or a folder holding such
+    folders that no report wrote."""
+    started = time.perf_counter()
+    if not str(out_dir).strip():  # Path("") would be the current folder
+        raise UsageError("DIR is empty: give the folder to write the site into", place="DIR")
+    out_dir = Path(out_dir)
+    _check_target(out_dir)
     with closing(queries.connect(db_path)) as con:
         rulings = read_rulings(con)
         rules = read_rules(con)
@@ -372,8 +404,7 @@ def write_report(db_path: Path, out_dir: Path) -> ReportSummary:
         sources = {r[0]: {"source_id": r[0], "url": external_url(r[1]), "language": r[2], "licence": r[3]}
                    for r in _rows(con, "SELECT source_id, url, language, licence FROM sources ORDER BY source_id")}
         built = dict(_rows(con, "SELECT key, value FROM build_info"))
-    for sub in ("rules", "cards", "sources", "runs", "assets"):
-        shutil.rmtree(out_dir / sub, ignore_errors=True)
+    _prepare(out_dir)
     names = card_names()
     by_card: dict[int, list[Ruling]] = defaultdict(list)
     for ruling in rulings.values():

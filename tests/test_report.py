@@ -264,3 +264,22 @@ def test_cli_report_json_errors_and_same_bytes(small_db, site, tmp_path):
     (tmp_path / "file").write_text("x")
     run = CliRunner().invoke(main, ["report", str(tmp_path / "file"), "--db", str(db_path)])
     assert run.exit_code == 2 and "is a file" in run.stderr
+
+
+def test_report_never_deletes_a_users_folders(small_db, tmp_path):
+    mine = tmp_path / "project"
+    (mine / "assets").mkdir(parents=True)
+    (mine / "assets" / "logo.png").write_bytes(b"png")
+    run = CliRunner().invoke(main, ["report", str(mine), "--db", str(small_db)])
+    assert run.exit_code == 2 and "choose a new or empty folder" in run.stderr
+    assert (mine / "assets" / "logo.png").read_bytes() == b"png"
+    # a site written before is replaced, files beside it kept
+    site = tmp_path / "site"
+    write_report(small_db, site)
+    (site / "notes.txt").write_text("mine")
+    (site / "cards").mkdir(exist_ok=True)
+    (site / "cards" / "stale.html").write_text("old")
+    write_report(small_db, site)
+    assert (site / "notes.txt").read_text() == "mine" and not (site / "cards" / "stale.html").exists()
+    run = CliRunner().invoke(main, ["report", "", "--db", str(small_db)])
+    assert run.exit_code == 2 and "DIR is empty" in run.stderr
