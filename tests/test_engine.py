@@ -148,3 +148,25 @@ def test_import_engine_exposes_the_generated_modules_public_names(built, tmp_pat
         assert getattr(engine, name) is getattr(generated, name), name
     assert engine.validate({"id": "x", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase",
                                                              "player": "A"}}) is None
+
+
+def test_engine_package_imports_before_the_first_build(tmp_path):
+    """A clean clone has no engine/ocg_rules.py: the runtime still imports,
+    and asking for an engine name says to run the build (CI met this)."""
+    import shutil
+
+    source = Path(__file__).resolve().parent.parent / "engine"
+    package = tmp_path / "engine"
+    package.mkdir()
+    for name in ("__init__.py", "runtime.py"):
+        shutil.copyfile(source / name, package / name)
+    code = ("import json, engine.runtime, engine\n"
+            "try:\n    engine.retains\nexcept ImportError as exc:\n    message = str(exc)\n"
+            "print(json.dumps([engine.__all__, message, hasattr(engine.runtime, '_QUESTIONS')]))")
+    # -S: no site-packages, so the editable install cannot supply the real engine/ocg_rules.py
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(tmp_path), "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    all_names, message, has_questions = json.loads(out.stdout)
+    assert all_names == [] and has_questions
+    assert "engine.retains" in message and "rulings build" in message
