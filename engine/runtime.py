@@ -45,6 +45,8 @@ RULES: tuple = ()
 CITATIONS: dict = {}
 SOURCES: dict = {}
 PROCEDURAL: dict = {}
+SCENARIO_EVENTS: dict = {}
+SCENARIO_QUESTIONS: dict = {}
 
 # ==== RUNTIME ====
 import difflib as _difflib
@@ -53,7 +55,8 @@ from typing import NamedTuple as _NamedTuple
 # The public names: functions, types and the tables (``import engine`` exposes the same).
 __all__ = ["retains", "answer", "answer_all", "citation", "validate", "Retention", "ScenarioError",
            "GENERATOR", "RULES_HASH", "INFO_KINDS", "EVENTS", "SUMMON_KINDS", "GAINS", "CONTROL_KINDS",
-           "THIS_TURN_KINDS", "RETENTION_EVENTS", "PROCEDURAL_IDS", "RULES", "CITATIONS", "SOURCES", "PROCEDURAL"]
+           "THIS_TURN_KINDS", "RETENTION_EVENTS", "PROCEDURAL_IDS", "SCENARIO_EVENTS", "SCENARIO_QUESTIONS", "RULES",
+           "CITATIONS", "SOURCES", "PROCEDURAL"]
 
 
 class Retention(_NamedTuple):
@@ -146,22 +149,6 @@ def _because_missing(rule_id, why):
 
 # ---------------------------------------------------------------- scenario checks
 
-_DOS = {
-    "summon": ("method", "by"), "set": ("by",), "flip_summon": ("by",), "change_position": ("by",),
-    "declare_attack": (), "attack_negated": (), "battle": (), "destroy_by_battle": (),
-    "activate_effect": (), "place_counter": (), "modify_stats": (), "turn_face_down": (),
-    "flip_face_up": (), "temp_banish": (), "take_control": ("mode", "by"),
-}
-_METHODS = tuple(SUMMON_KINDS)
-_FROM = ("hand", "deck", "extra_deck", "graveyard", "banished")
-_MODES = tuple(CONTROL_KINDS)
-_PHASES = ("draw", "standby", "main1", "battle", "main2", "end")
-_QUESTIONS = {
-    "can_change_position_manually": ("turn", "phase", "player"),
-    "can_declare_attack": ("turn", "phase", "player"),
-    "has": ("turn", "info_kind"),
-    "can_conduct_battle_phase": ("turn", "player"),
-}
 _PLAYERS = ("A", "B")
 
 
@@ -175,8 +162,32 @@ def _check_turn(sid, field, value):
         raise ScenarioError(sid, field, f"turn must be a whole number from 1, not {value!r}")
 
 
+def _check_fields(sid, where, obj, fields, tag):
+    """Check ``obj`` against one branch of the scenario format: every
+    required field present, every given field of an allowed value."""
+    for field, (required, allowed) in fields.items():
+        if field not in obj:
+            if required:
+                raise ScenarioError(sid, f"{where}.{field}", f"missing (required by {tag})")
+            continue
+        value = obj[field]
+        if allowed == "turn":
+            _check_turn(sid, f"{where}.{field}", value)
+        elif allowed == "boolean":
+            if not isinstance(value, bool):
+                raise ScenarioError(sid, f"{where}.{field}", f"must be true or false, not {value!r}")
+        elif allowed == "string":
+            if not isinstance(value, str):
+                raise ScenarioError(sid, f"{where}.{field}", f"must be a string, not {value!r}")
+        else:
+            _check_choice(sid, f"{where}.{field}", value, allowed)
+
+
 def validate(scenario):
-    """Raise ScenarioError naming the scenario id and field if malformed."""
+    """Raise ScenarioError naming the scenario id and field if ``scenario``
+    does not follow the scenario format (``SCENARIO_EVENTS`` and
+    ``SCENARIO_QUESTIONS``, from schema/scenario.schema.json), or if its
+    turns go backwards."""
     if not isinstance(scenario, dict):
         raise ScenarioError("?", "(scenario)", "a scenario is a JSON object")
     sid = scenario.get("id")
@@ -195,37 +206,16 @@ def validate(scenario):
             raise ScenarioError(sid, f"{where}.turn", f"turn {ev['turn']} comes after turn {last_turn}: turns never go backwards")
         last_turn = ev["turn"]
         do = ev.get("do")
-        _check_choice(sid, f"{where}.do", do, tuple(_DOS))
-        for field in _DOS[do]:
-            if field not in ev:
-                raise ScenarioError(sid, f"{where}.{field}", f"missing (required by do={do!r})")
-        if do == "summon":
-            _check_choice(sid, f"{where}.method", ev["method"], _METHODS)
-            if "from" in ev:
-                _check_choice(sid, f"{where}.from", ev["from"], _FROM)
-        if do == "change_position":
-            _check_choice(sid, f"{where}.by", ev["by"], ("manual", "effect"))
-        elif "by" in _DOS[do]:
-            _check_choice(sid, f"{where}.by", ev["by"], _PLAYERS)
-        if do == "take_control":
-            _check_choice(sid, f"{where}.mode", ev["mode"], _MODES)
+        _check_choice(sid, f"{where}.do", do, tuple(SCENARIO_EVENTS))
+        _check_fields(sid, where, ev, SCENARIO_EVENTS[do], f"do={do!r}")
     ask = scenario.get("ask")
     if not isinstance(ask, dict):
         raise ScenarioError(sid, "ask", "missing or not an object")
     question = ask.get("question")
-    _check_choice(sid, "ask.question", question, tuple(_QUESTIONS))
-    for field in _QUESTIONS[question]:
-        if field not in ask:
-            raise ScenarioError(sid, f"ask.{field}", f"missing (required by question={question!r})")
-    _check_turn(sid, "ask.turn", ask["turn"])
+    _check_choice(sid, "ask.question", question, tuple(SCENARIO_QUESTIONS))
+    _check_fields(sid, "ask", ask, SCENARIO_QUESTIONS[question], f"question={question!r}")
     if ask["turn"] < last_turn:
         raise ScenarioError(sid, "ask.turn", f"turn {ask['turn']} is before the last event's turn {last_turn}")
-    if "phase" in _QUESTIONS[question]:
-        _check_choice(sid, "ask.phase", ask["phase"], _PHASES)
-    if "player" in _QUESTIONS[question]:
-        _check_choice(sid, "ask.player", ask["player"], _PLAYERS)
-    if question == "has":
-        _check_choice(sid, "ask.info_kind", ask["info_kind"], INFO_KINDS)
 
 
 # ---------------------------------------------------------------- the history model
@@ -292,6 +282,10 @@ class _Monster:
                     self.position_facts = [(t, w, p, "unknown") for t, w, p, _s in self.position_facts]
 
 
+# A summon's optional fields and the GAINS entry each one applies.
+_SUMMON_OPTION_GAINS = {"from": "summon_from", "by_effect": "summon_by_effect", "own_procedure": "summon_own_procedure"}
+
+
 def _replay(scenario):
     m = _Monster()
     for i, ev in enumerate(scenario["events"]):
@@ -301,8 +295,9 @@ def _replay(scenario):
             m.controller = ev["by"]
             m.face_down = bool(ev.get("face_down", False))
             m.gain_all(SUMMON_KINDS[ev["method"]] + GAINS["summon"], turn)
-            if "from" in ev:
-                m.gain_all(GAINS["summon_from"], turn)
+            for field in ("from", "by_effect", "own_procedure"):
+                if ev.get(field):
+                    m.gain_all(GAINS[_SUMMON_OPTION_GAINS[field]], turn)
             m.position_facts.append((turn, "summoned", ev["by"], "has"))
         elif do == "set":
             m.controller = ev["by"]
@@ -325,6 +320,10 @@ def _replay(scenario):
         elif do == "take_control":
             m.controller = ev["by"]
             m.gain(CONTROL_KINDS[ev["mode"]], turn)
+        elif do == "activate_effect":
+            m.gain_all(GAINS[do], turn)
+            if "pledge" in ev:
+                m.gain_all(GAINS["pledge_" + ev["pledge"]], turn)
         elif do in RETENTION_EVENTS:
             m.apply_event(RETENTION_EVENTS[do], turn)
             if do == "turn_face_down":
@@ -336,7 +335,7 @@ def _replay(scenario):
                 m.effect_changes.append(turn)
             else:
                 m.returned_from_banish.append(turn)
-        else:  # battle, destroy_by_battle, activate_effect, place_counter, modify_stats, attack_negated
+        else:  # battle, destroy_by_battle, place_counter, modify_stats, change_level, gain_protection, ...
             m.gain_all(GAINS[do], turn)
     return m
 

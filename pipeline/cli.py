@@ -30,6 +30,7 @@ from .load import register_sql_functions
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .refresh import engine_rules_hash, refresh as run_refresh
 from .report import write_report
+from .schema import scenario_format, scenario_schema
 from .schema import vocabulary as schema_vocabulary
 from .run import build as run_build
 
@@ -630,9 +631,12 @@ def vocabulary(as_json: bool) -> None:
     events      face_down, temp_banish, flip_face_up
     verdicts    kept, lost, not_applicable, conditional, unknown
     questions   what a scenario may ask the engine (ask.question) and its fields
-    From schema/vocabulary.json; identifiers never change (kinds are only added).
+    scenario events  what a scenario's history may hold (events[].do), fields
+    From schema/vocabulary.json and schema/scenario.schema.json (the scenario
+    format as a JSON Schema); identifiers never change (kinds are only added).
     """
     data = schema_vocabulary()
+    fmt, spec = scenario_format(), scenario_schema()["$defs"]["event"]["oneOf"]
     group_of = {k: g["id"] for g in data["kind_groups"] for k in g["kinds"]}
     out = {
         "info_kinds": [{"id": k["id"], "meaning": k.get("meaning", ""), "group": group_of.get(k["id"], "")}
@@ -641,6 +645,10 @@ def vocabulary(as_json: bool) -> None:
         "events": [{"id": e["id"], "meaning": e.get("meaning", "")} for e in data["events"]],
         "verdicts": [{"id": v["id"], "meaning": v.get("meaning", "")} for v in data["verdicts"]],
         "questions": [{"id": q["id"], "fields": q["fields"], "meaning": q["meaning"]} for q in data["questions"]],
+        "scenario_events": [{"do": branch["properties"]["do"]["const"], "meaning": branch.get("description", ""),
+                             "fields": {f: {"required": req, "allowed": list(allowed) if isinstance(allowed, tuple)
+                                            else allowed} for f, (req, allowed) in fmt["events"][branch["properties"]["do"]["const"]].items()
+                                        if f != "turn"}} for branch in spec],
     }
     if as_json:
         _echo_json(out)
@@ -657,6 +665,11 @@ def vocabulary(as_json: bool) -> None:
     click.echo("questions (scenario ask.question):")
     for q in out["questions"]:
         click.echo(f"  {q['id']:<30} needs {', '.join(q['fields'])}: {q['meaning']}")
+    click.echo("scenario events (events[].do; every event also needs turn):")
+    for ev in out["scenario_events"]:
+        fields = [f"{f}{'' if v['required'] else '?'}={'|'.join(v['allowed']) if isinstance(v['allowed'], list) else v['allowed']}"
+                  for f, v in ev["fields"].items()]
+        click.echo(f"  {ev['do']:<30} {' '.join(fields) + ': ' if fields else ''}{ev['meaning']}")
 
 
 # --------------------------------------------------------------------------- card

@@ -26,7 +26,7 @@ from .compile import ProceduralRule, Rule
 from .errors import GenerateError
 from .paths import PROJECT_ROOT
 from .records import Record
-from .schema import events, info_kinds, procedural_rules, vocabulary
+from .schema import events, info_kinds, procedural_rules, scenario_format, vocabulary
 
 RUNTIME = PROJECT_ROOT / "engine" / "runtime.py"
 MARKER = "# ==== RUNTIME ====\n"
@@ -35,9 +35,11 @@ MARKER = "# ==== RUNTIME ====\n"
 def vocabulary_tables() -> dict:
     """The vocabulary the engine's runtime uses, from ``schema/vocabulary.json``
     and ``schema/procedural_rules.json``: kinds, events, the scenario tables
-    (kinds each scenario event gives, take_control modes, this-turn kinds)
-    and every procedural rule id (stated by the corpus or not)."""
+    (kinds each scenario event gives, take_control modes, this-turn kinds),
+    every procedural rule id (stated by the corpus or not), and the scenario
+    format of ``schema/scenario.schema.json`` that ``validate()`` checks."""
     scenario = vocabulary()["scenario"]
+    fmt = scenario_format()
     return {
         "INFO_KINDS": tuple(sorted(info_kinds())),
         "EVENTS": tuple(sorted(events())),
@@ -47,6 +49,9 @@ def vocabulary_tables() -> dict:
         "THIS_TURN_KINDS": tuple(sorted(scenario["this_turn_kinds"])),
         "RETENTION_EVENTS": dict(sorted(scenario["retention_events"].items())),
         "PROCEDURAL_IDS": tuple(sorted(procedural_rules())),
+        # schema/scenario.schema.json, flat: do / question -> field -> (required, allowed values or type)
+        "SCENARIO_EVENTS": {do: dict(sorted(fields.items())) for do, fields in fmt["events"].items()},
+        "SCENARIO_QUESTIONS": {q: dict(sorted(fields.items())) for q, fields in fmt["questions"].items()},
     }
 
 

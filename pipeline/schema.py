@@ -15,6 +15,8 @@ on and raises :class:`SchemaError` naming the file and the key:
 * ``markers.json``: the words and markup that mark page structure (example
   labels, note headings, the pending marker, clause delimiters, site chrome);
 * the TSV files: their columns present;
+* ``scenario.schema.json``: the scenario format (JSON Schema), checked
+  against the vocabulary (methods, modes, kinds, questions, event gains);
 * ``ddl.sql``: the database schema (read here, executed by :mod:`pipeline.load`).
 
 :func:`check_all` loads everything; a build and a refresh call it before any
@@ -168,6 +170,88 @@ def _check_scenario(check: _Checker, scenario: dict, kinds: list[str], events_: 
         kind(f"scenario.this_turn_kinds[{i}]", k)
     for do, event in check.get(scenario, "retention_events", dict, "scenario").items():
         check.member(f"scenario.retention_events.{do}", event, events_, "an event")
+
+
+# --------------------------------------------------------------------------- scenario.schema.json
+
+SCENARIO_SCHEMA = "scenario.schema.json"
+
+
+@lru_cache(maxsize=1)
+def scenario_schema() -> dict:
+    """``schema/scenario.schema.json``: the scenario format as a JSON Schema
+    (draft 2020-12), the contract other tools validate against."""
+    return _json(SCENARIO_SCHEMA)
+
+
+def _field_spec(check: _Checker, schema: dict, key: str, spec: dict):
+    """A field's allowed values: a tuple of strings, ``"boolean"``, ``"turn"``
+    or ``"string"`` (``$ref`` into ``$defs`` resolved)."""
+    ref = spec.get("$ref")
+    if ref is not None:
+        if ref == "#/$defs/turn":
+            return "turn"
+        name = ref.removeprefix("#/$defs/")
+        if name not in schema.get("$defs", {}):
+            check.fail(key, f"refers to {ref}, which is not in $defs")
+        spec = schema["$defs"][name]
+    if "enum" in spec:
+        return tuple(spec["enum"])
+    if spec.get("type") in ("boolean", "string"):
+        return spec["type"]
+    check.fail(key, "must be an enum, a boolean or a $ref")
+
+
+def _branches(check: _Checker, schema: dict, name: str, tag: str) -> dict[str, dict[str, tuple[bool, object]]]:
+    """``$defs.<name>.oneOf`` as {tag value: {field: (required, allowed)}}."""
+    out = {}
+    for i, branch in enumerate(check.get(schema["$defs"][name], "oneOf", list, f"$defs.{name}")):
+        where = f"$defs.{name}.oneOf[{i}]"
+        props = check.get(branch, "properties", dict, where)
+        value = props.get(tag, {}).get("const")
+        if not isinstance(value, str):
+            check.fail(f"{where}.properties.{tag}", "must be {\"const\": <string>}")
+        required = check.get(branch, "required", list, where)
+        out[value] = {field: (field in required, _field_spec(check, schema, f"{where}.properties.{field}", spec))
+                      for field, spec in props.items() if field != tag}
+        out[value].update({f: (True, "turn") for f in required if f == "turn"})
+    return out
+
+
+@lru_cache(maxsize=1)
+def scenario_format() -> dict:
+    """The scenario format read from ``schema/scenario.schema.json``, flat,
+    for the engine's ``validate()``: ``{"events": {do: {field: (required,
+    allowed)}}, "questions": {question: {field: (required, allowed)}}}`` where
+    ``allowed`` is a tuple of values, ``"boolean"``, ``"string"`` or ``"turn"``.
+
+    Checked against ``vocabulary.json``: summon methods, control modes, info
+    kinds and questions (with their fields) are the same there; every event
+    other than the retention events and the ones the runtime models itself
+    (summon, set, flip_summon, change_position, take_control) has a ``gains``
+    entry. Raises SchemaError naming the key otherwise."""
+    schema = scenario_schema()
+    check = _Checker(SCENARIO_SCHEMA)
+    defs = check.get(schema, "$defs", dict)
+    for name in ("event", "ask", "summon_method", "control_mode", "info_kind", "player", "phase", "turn"):
+        check.get(defs, name, dict, "$defs")
+    fmt = {"events": _branches(check, schema, "event", "do"), "questions": _branches(check, schema, "ask", "question")}
+    scenario = vocabulary()["scenario"]
+    same = {"$defs.summon_method.enum": (defs["summon_method"].get("enum"), list(scenario["summon_methods"])),
+            "$defs.control_mode.enum": (defs["control_mode"].get("enum"), list(scenario["take_control_modes"])),
+            "$defs.info_kind.enum": (defs["info_kind"].get("enum"), info_kinds())}
+    for key, (ours, theirs) in same.items():
+        if ours != theirs:
+            check.fail(key, f"must list the vocabulary's ids in its order: {theirs}")
+    questions = {q["id"]: sorted(q["fields"]) for q in vocabulary()["questions"]}
+    asked = {q: sorted(f for f, (required, _) in fields.items() if required) for q, fields in fmt["questions"].items()}
+    if asked != questions:
+        check.fail("$defs.ask.oneOf", f"questions and required fields differ from vocabulary.json's questions {questions}")
+    modelled = {"summon", "set", "flip_summon", "change_position", "take_control", *scenario["retention_events"]}
+    for do in fmt["events"]:
+        if do not in modelled and do not in scenario["gains"]:
+            _Checker("vocabulary.json").fail("scenario.gains", f"has no entry for the event {do!r} of {SCENARIO_SCHEMA}")
+    return fmt
 
 
 def info_kinds() -> list[str]:
@@ -375,5 +459,5 @@ def check_all() -> None:
     """Load and validate every schema file; raises SchemaError for the first
     problem. Costs a few milliseconds (each file is read once per process)."""
     vocabulary(), retention_terms(), retention_terms_en(), procedural_rules(), markers(), channel_labels()
-    mediawiki_sites(), ddl()
+    mediawiki_sites(), ddl(), scenario_format()
     tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)

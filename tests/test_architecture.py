@@ -28,7 +28,8 @@ from pipeline.records import CardMention, Record, Statement
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "engine" / "runtime.py"
 LOADERS = (schema.vocabulary, schema.retention_terms, schema.procedural_rules, schema.markers,
-           schema.channel_labels, schema.mediawiki_sites, schema.ddl)
+           schema.channel_labels, schema.mediawiki_sites, schema.ddl, schema.retention_terms_en,
+           schema.scenario_schema, schema.scenario_format)
 
 
 # --------------------------------------------------------------------------- the engine's vocabulary
@@ -111,7 +112,7 @@ def test_every_scenario_event_replays(engine_module):
     extra = {"summon": {"method": "synchro", "by": "A", "from": "extra_deck"}, "set": {"by": "A"},
              "flip_summon": {"by": "A"}, "change_position": {"by": "manual"},
              "take_control": {"mode": "temporary", "by": "B"}}
-    for do in engine_module._DOS:
+    for do in engine_module.SCENARIO_EVENTS:
         scenario = {"id": do, "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "A"},
                                          {"turn": 3, "do": do, **extra.get(do, {})}],
                     "ask": {"turn": 3, "question": "has", "info_kind": "counters"}}
@@ -163,6 +164,14 @@ def test_a_renamed_verdict_fails_the_build_with_one_line_naming_file_and_key(sch
     ("vocabulary.json", lambda d: d["scenario"]["take_control_modes"].__setitem__("temporary", "control_temp"),
      "scenario.take_control_modes.temporary is not an info kind"),
     ("markers.json", lambda d: d.__setitem__("example_labels", []), "example_labels must be a non-empty list"),
+    ("scenario.schema.json", lambda d: d["$defs"]["summon_method"]["enum"].remove("link"),
+     "$defs.summon_method.enum must list the vocabulary's ids"),
+    ("scenario.schema.json", lambda d: d["$defs"]["ask"]["oneOf"][0]["required"].remove("info_kind"),
+     "$defs.ask.oneOf questions and required fields differ"),
+    ("scenario.schema.json", lambda d: d["$defs"]["event"]["oneOf"][4]["properties"].__setitem__("x", {"$ref": "#/$defs/y"}),
+     "$defs.event.oneOf[4].properties.x refers to #/$defs/y"),
+    ("vocabulary.json", lambda d: d["scenario"]["gains"].pop("gain_protection"),
+     "scenario.gains has no entry for the event 'gain_protection' of scenario.schema.json"),
 ])
 def test_each_schema_file_is_checked_key_by_key(schema_copy, file, edit, message):
     _edit_json(schema_copy / file, edit)

@@ -155,8 +155,7 @@ def test_sql_prints_lists_dates_and_maps_readably(built):
     assert "2020-01-01 10:00:00" in row and "datetime" not in out.output
 
 
-def test_vocabulary_lists_every_identifier_with_its_meaning():
-    import engine.runtime as runtime
+def test_vocabulary_lists_every_identifier_with_its_meaning(engine_module):
     from pipeline.schema import events, info_kinds, verdicts
 
     data = json.loads(run("vocabulary", "--json").output)
@@ -164,6 +163,11 @@ def test_vocabulary_lists_every_identifier_with_its_meaning():
     assert [e["id"] for e in data["events"]] == events() and [v["id"] for v in data["verdicts"]] == verdicts()
     assert all(k["meaning"] and k["group"] for k in data["info_kinds"])
     # the questions are the engine's own, with the fields it requires
-    assert {q["id"]: tuple(q["fields"]) for q in data["questions"]} == runtime._QUESTIONS
+    assert {q["id"]: set(q["fields"]) for q in data["questions"]} == {
+        q: set(fields) for q, fields in engine_module.SCENARIO_QUESTIONS.items()}
+    assert [e["do"] for e in data["scenario_events"]] == list(engine_module.SCENARIO_EVENTS)
+    [summon] = [e for e in data["scenario_events"] if e["do"] == "summon"]
+    assert summon["fields"]["own_procedure"] == {"required": False, "allowed": "boolean"}
+    assert summon["fields"]["by"] == {"required": True, "allowed": ["A", "B"]}
     text = run("vocabulary").output
     assert "synchro_summoned" in text and "can_conduct_battle_phase" in text and "not_applicable" in text

@@ -162,7 +162,7 @@ def test_engine_package_imports_before_the_first_build(tmp_path):
         shutil.copyfile(source / name, package / name)
     code = ("import json, engine.runtime, engine\n"
             "try:\n    engine.retains\nexcept ImportError as exc:\n    message = str(exc)\n"
-            "print(json.dumps([engine.__all__, message, hasattr(engine.runtime, '_QUESTIONS')]))")
+            "print(json.dumps([engine.__all__, message, hasattr(engine.runtime, 'validate')]))")
     # -S: no site-packages, so the editable install cannot supply the real engine/ocg_rules.py
     out = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, capture_output=True, text=True,
                          env={"PYTHONPATH": str(tmp_path), "PATH": ""})
@@ -170,3 +170,58 @@ def test_engine_package_imports_before_the_first_build(tmp_path):
     all_names, message, has_questions = json.loads(out.stdout)
     assert all_names == [] and has_questions
     assert "engine.retains" in message and "rulings build" in message
+
+
+def _minimal_events(engine):
+    """Events of the scenario format: each do with its required fields at
+    their first allowed value, then each field (required or optional) at each
+    of its values on its own."""
+    out = []
+    for do, fields in engine.SCENARIO_EVENTS.items():
+        base = {"turn": 1, "do": do}
+        base.update({f: allowed[0] for f, (req, allowed) in fields.items() if req and f != "turn"})
+        out.append(base)
+        for field, (_required, allowed) in fields.items():
+            if field != "turn":
+                out.extend({**base, field: value} for value in ([True] if allowed == "boolean" else allowed))
+    return out
+
+
+def test_every_info_kind_can_be_given_by_some_scenario_event(engine_module):
+    """`has` can be asked of every kind: some event of the format gives it
+    (issue 15: summoned_by_own_procedure, applied_protection, pledges... had none)."""
+    given = {}
+    for event in _minimal_events(engine_module):
+        for kind in engine_module.INFO_KINDS:
+            scenario = {"id": "k", "events": [event], "ask": {"turn": 1, "question": "has", "info_kind": kind}}
+            if engine_module.answer(scenario)["answer"] is True:
+                given.setdefault(kind, event)
+    assert sorted(given) == sorted(engine_module.INFO_KINDS)
+    assert given["summoned_by_own_procedure"].get("own_procedure") is True
+    assert given["pledge_other"] == {"turn": 1, "do": "activate_effect", "pledge": "other"}
+
+
+def test_the_conditional_rule_is_reachable_from_a_scenario(engine_module):
+    [rule] = [r for r in engine_module.RULES if r[2] == "conditional"]
+    kind, event = rule[0], rule[1]
+    do = {v: k for k, v in engine_module.RETENTION_EVENTS.items()}[event]
+    opts = {"summoned_by_own_procedure": {"own_procedure": True}, "summoned_by_specific_effect": {"by_effect": True}}
+    scenario = {"id": "c", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", **opts.get(kind, {})},
+                                      {"turn": 1, "do": do}],
+                "ask": {"turn": 1, "question": "has", "info_kind": kind}}
+    result = engine_module.answer(scenario)
+    assert result["answer"] == "unknown"
+    [because] = [b for b in result["because"] if b["rule"] == f"retention:{kind}/{event}"]
+    assert because["verdict"] == "conditional" and because["condition"] == rule[3] and because["records"]
+
+
+def test_new_scenario_fields_are_validated(engine_module):
+    def error(event):
+        out = engine_module.answer_all([{"id": "v", "events": [event],
+                                         "ask": {"turn": 1, "question": "has", "info_kind": "counters"}}])
+        return out[0].get("field")
+
+    assert error({"turn": 1, "do": "activate_effect", "pledge": "everyone"}) == "events[0].pledge"
+    assert error({"turn": 1, "do": "summon", "method": "special", "by": "A", "by_effect": "yes"}) == "events[0].by_effect"
+    assert error({"turn": 1, "do": "gain_protection"}) is None
+    assert error({"turn": 1, "do": "summon", "by": "A"}) == "events[0].method"

@@ -1,0 +1,74 @@
+"""schema/scenario.schema.json: the scenario format as a JSON Schema, the
+public scenarios valid against it, and validate() agreeing with it."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import GOLD
+
+SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "schema" / "scenario.schema.json").read_text("utf-8"))
+SCENARIOS = json.loads((GOLD / "scenarios_public.json").read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_every_public_scenario_is_valid(scenario):
+    VALIDATOR.validate(scenario)
+
+
+def test_a_file_of_scenarios_is_valid_as_a_list():
+    VALIDATOR.validate(SCENARIOS)
+
+
+BAD = [
+    {"events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 0, "do": "battle"}], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "dance"}], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "summon", "by": "A"}], "ask": {"turn": 1, "question": "has",
+                                                                         "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "C"}],
+     "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "A", "face_down": "no"}],
+     "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "change_position", "by": "A"}],
+     "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "take_control", "mode": "forever", "by": "B"}],
+     "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "activate_effect", "pledge": "all"}],
+     "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "synchro"}},
+    {"id": "x", "events": [], "ask": {"turn": 1, "question": "can_declare_attack", "player": "A"}},
+    {"id": "x", "events": [], "ask": {"turn": 1, "question": "can_declare_attack", "phase": "main3", "player": "A"}},
+    {"id": "x", "events": [], "ask": {"turn": 2, "question": "what"}},
+    {"id": "x", "events": [], "ask": {"question": "can_conduct_battle_phase", "player": "A"}},
+    {"id": "x", "events": {}, "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+]
+
+
+@pytest.mark.parametrize("scenario", BAD, ids=[str(i) for i in range(len(BAD))])
+def test_validate_and_the_schema_reject_the_same_scenarios(engine_module, scenario):
+    assert not VALIDATOR.is_valid(scenario)
+    with pytest.raises(engine_module.ScenarioError):
+        engine_module.validate(scenario)
+
+
+def test_events_of_every_kind_of_the_format_are_valid_both_ways(engine_module):
+    """Every do and every optional field value the engine accepts, the schema accepts."""
+    from test_engine import _minimal_events
+
+    for event in _minimal_events(engine_module):
+        scenario = {"id": "ok", "events": [event], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}}
+        engine_module.validate(scenario)
+        VALIDATOR.validate(scenario)
+
+
+def test_the_schema_documents_the_turn_player_convention():
+    assert "odd turns are A's" in SCHEMA["description"] and "A takes the first turn" in SCHEMA["$defs"]["player"]["description"]
