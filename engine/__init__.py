@@ -15,21 +15,46 @@ Other tools may instead copy ``engine/ocg_rules.py`` alone and import it;
 ``ScenarioError``, ``RULES_HASH``, ``INFO_KINDS``, ``EVENTS`` and the other
 tables).
 
-Before the first build ``engine/ocg_rules.py`` does not exist: ``import
-engine`` and ``import engine.runtime`` still work (the runtime needs no rules),
-and asking for any engine name raises ImportError saying to run the build.
+An installed copy (``pip install .``) has no ``engine/ocg_rules.py`` in the
+package: ``import engine`` loads the one ``rulings build`` wrote to the data
+folder (``$RULINGS_DATA/engine/ocg_rules.py``, see pipeline/paths.py).
+Before the first build there is none: ``import engine`` and ``import
+engine.runtime`` still work (the runtime needs no rules), and asking for any
+engine name raises ImportError saying to run the build.
 """
 
 from __future__ import annotations
 
 import importlib
 
+
+
+def _from_data_folder():
+    """The engine ``rulings build`` wrote to the data folder of an installed
+    copy (``RULINGS_DATA`` or the user data folder: pipeline/paths.py), or None."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    try:
+        from pipeline.paths import DEFAULT_ENGINE
+    except ImportError:  # the engine package copied without the pipeline
+        return None
+    if not DEFAULT_ENGINE.is_file() or DEFAULT_ENGINE.resolve() == Path(__file__).with_name("ocg_rules.py").resolve():
+        return None
+    spec = importlib.util.spec_from_file_location(f"{__name__}.ocg_rules", DEFAULT_ENGINE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 try:
     _generated = importlib.import_module(f"{__name__}.ocg_rules")
 except ModuleNotFoundError as exc:
     if exc.name != f"{__name__}.ocg_rules":
         raise  # the generated module exists but imports something missing
-    _generated = None
+    _generated = _from_data_folder()
 
 if _generated is not None:
     # The generated module's public names (its __all__), the same objects.

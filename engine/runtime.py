@@ -3,10 +3,15 @@
 ``pipeline/generate.py`` writes the tables (the vocabulary of
 ``schema/vocabulary.json`` and ``schema/procedural_rules.json``: ``INFO_KINDS``,
 ``EVENTS``, ``SUMMON_KINDS``, ``GAINS``, ``CONTROL_KINDS``, ``THIS_TURN_KINDS``,
-``RETENTION_EVENTS``, ``PROCEDURAL_IDS``; the compiled rules: ``RULES``,
+``RETENTION_EVENTS``, ``PROCEDURAL_IDS``; the scenario format of
+``schema/scenario.schema.json``: ``SCENARIO_EVENTS``, ``SCENARIO_QUESTIONS``,
+do / question -> field -> (required, allowed values or "boolean" / "turn");
+the compiled rules: ``RULES``,
 ``CITATIONS``, ``SOURCES``, ``PROCEDURAL``) and then copies everything below
 the ``RUNTIME`` marker of this file, so the generated module is one
-self-contained file another tool can import or copy. The runtime names no
+self-contained file another tool can import or copy. ``engine/runtime.mjs``
+is the same runtime in JavaScript (engine/ocg_rules.mjs): change both
+together; tests/test_js_engine.py requires identical answers. The runtime names no
 information kind of its own but ``position_change_restrictions`` and
 ``attack_declared`` (the questions that read them), and the procedural rule
 ids of seeds 000 and 003; a test checks each against ``schema/``.
@@ -18,7 +23,7 @@ Public API of the generated module:
   ``kept``, ``lost``, ``not_applicable``, ``conditional`` or ``unknown``, with
   the ruling records and dates behind it. Raises ``ValueError`` for a name
   outside the vocabulary (with a "did you mean").
-* ``answer(scenario) -> dict``: the scenario format of README "Scenarios"; returns
+* ``answer(scenario) -> dict``: the scenario format of schema/scenario.schema.json; returns
   ``{"id", "answer", "because"}`` where ``answer`` is True, False or
   ``"unknown"``. Raises ``ScenarioError`` (a ``ValueError``) naming the
   scenario id and the field when the scenario is malformed.
@@ -66,7 +71,8 @@ class Retention(_NamedTuple):
     supporting records (see ``citation``) and ``record_dates`` the dates
     each of them gives this rule (those of its sentences that state it);
     ``changed_on`` is set when a later ruling overrode an earlier verdict;
-    ``conflicts`` lists overridden verdicts.
+    ``conflicts`` lists overridden verdicts as ``{"verdict", "record_ids",
+    "latest_date"}`` dicts.
     """
 
     info_kind: str

@@ -28,10 +28,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from .chinese import match_key, name_key
-from .paths import PROJECT_ROOT
+from .paths import BUNDLED_CORPUS
 
-CARD_NAMES = PROJECT_ROOT / "corpus" / "data" / "card-names.tsv"
-COMMUNITY_NAMES = PROJECT_ROOT / "corpus" / "data" / "community-names-zh.tsv"
+CARD_NAMES = BUNDLED_CORPUS / "data" / "card-names.tsv"
+COMMUNITY_NAMES = BUNDLED_CORPUS / "data" / "community-names-zh.tsv"
 
 
 _RUBY = re.compile(r"<rt>.*?</rt>|<rp>.*?</rp>|</?ruby>", re.S)

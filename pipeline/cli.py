@@ -23,13 +23,15 @@ import click
 import duckdb
 
 from . import queries
-from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, load_manifest
+from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
 from .load import register_sql_functions
-from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .refresh import engine_rules_hash, refresh as run_refresh
 from .report import write_report
+from .export import FORMATS as EXPORT_FORMATS
+from .export import export
 from .schema import scenario_format, scenario_schema
 from .schema import vocabulary as schema_vocabulary
 from .run import build as run_build
@@ -84,6 +86,15 @@ def main() -> None:
       rulings sql "SELECT * FROM rules"              # query the database
       rulings scenario tests/gold/scenarios_public.json
       rulings evaluate --gold tests/gold/retention_public.csv
+      rulings export out/ --format parquet           # every table, typed, for pandas / DuckDB / Spark
+
+    \b
+    Where things live: in a checkout, build/rulings.duckdb, engine/ocg_rules.py
+    (with .json and .mjs beside it) and corpus/. Installed (pip install .) or
+    with RULINGS_DATA=DIR set: DIR/rulings.duckdb, DIR/engine/ocg_rules.py and
+    DIR/corpus (a copy of the bundled corpus, made on first use); installed
+    without RULINGS_DATA, DIR is the user data folder. --db, --engine-out and
+    --corpus override each one.
     """
     # Text from pages and input files may hold what the terminal's encoding cannot (a lone
     # surrogate in a scenario id): escape it rather than fail while printing.
@@ -126,7 +137,7 @@ def _page_progress(total: int, quiet: bool):
 
 
 @main.command()
-@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=BUNDLED_CORPUS,
+@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CORPUS,
               show_default=True, help="Corpus folder holding manifest.tsv and the page snapshots.")
 @DB_OPTION
 @ENGINE_OPTION
@@ -149,6 +160,7 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     Progress goes to stderr: a bar on a terminal, one line per page
     otherwise (cron logs), nothing with --json.
     """
+    corpus_dir = prepare_corpus(corpus_dir)
     total = len(load_manifest(corpus_dir))
     _exit_on_sigterm()
     with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
@@ -493,7 +505,7 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
 # --------------------------------------------------------------------------- refresh
 
 @main.command()
-@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=BUNDLED_CORPUS,
+@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CORPUS,
               show_default=True, help="Corpus folder: manifest.tsv, pages, and the snapshot store snapshots/.")
 @click.option("--source", "source_ids", multiple=True, metavar="ID",
               help="Fetch only this source (repeatable). Default: every source whose manifest fetch is yes.")
@@ -555,7 +567,7 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
             click.echo(f"  fetching {source_id}", err=True)
 
     _exit_on_sigterm()
-    result = run_refresh(corpus_dir, db_path, engine_path, list(source_ids) or None, config, wait=wait,
+    result = run_refresh(prepare_corpus(corpus_dir), db_path, engine_path, list(source_ids) or None, config, wait=wait,
                          progress=progress, max_shrink=max_shrink)
     if as_json:
         _echo_json(result.summary())
@@ -738,6 +750,40 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
                f"{summary.cards} cards, {summary.archetypes} archetypes, {summary.sources} sources, "
                f"{summary.runs} runs")
     click.echo(f"open {Path(out_dir) / 'index.html'}")
+
+
+# --------------------------------------------------------------------------- export
+
+@main.command("export")
+@click.argument("out_dir", metavar="DIR", type=str)
+@click.option("--format", "fmt", type=click.Choice(sorted(EXPORT_FORMATS)), default="parquet", show_default=True,
+              help="parquet: typed columns (dates, lists, structs); jsonl: one JSON object per line; csv: text.")
+@DB_OPTION
+@JSON_OPTION
+@_exit_codes
+def export_cmd(out_dir: str, fmt: str, db_path: Path, as_json: bool) -> None:
+    """Write every table of the database into DIR, one file per table.
+
+    \b
+    DIR/records.parquet, DIR/rules.parquet, ...  one file per table of schema/ddl.sql
+    DIR/export.json                               format, tables, row counts, column types, rules hash
+    Parquet keeps the real types: dates are dates, record_ids a list of
+    strings, rules.conflicts a list of {verdict, record_ids, latest_date}.
+    JSON Lines writes dates as ISO strings. Rows are sorted, so the same
+    database gives the same rows. Files of DIR not named above are left alone.
+
+    \b
+    Example: rulings export out/ && duckdb -c "SELECT * FROM 'out/rules.parquet'"
+             python -c "import pandas; print(pandas.read_parquet('out/rules.parquet'))"
+    """
+    summary = export(db_path, out_dir, fmt)
+    if as_json:
+        _echo_json(summary.as_dict())
+        return
+    rows = sum(summary.tables.values())
+    click.echo(f"wrote {len(summary.tables)} tables ({rows:,} rows) as {fmt} to {out_dir} in {summary.seconds:.1f} s")
+    for table, n in summary.tables.items():
+        click.echo(f"  {table:<16} {n:>8,} rows")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CorpusError, NormalizeError
-from .paths import PROJECT_ROOT
+from .paths import BUNDLED_CORPUS, DEFAULT_CORPUS
 
-BUNDLED_CORPUS = PROJECT_ROOT / "corpus"
 MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
@@ -65,6 +64,25 @@ class Source:
         if self.problem:
             place, _, message = self.problem.partition(": ")
             raise CorpusError(message, source_id=self.id, place=place)
+
+
+def prepare_corpus(corpus_dir: Path | str) -> Path:
+    """The corpus folder to use. The default working corpus of an install
+    (``DATA/corpus``, see :mod:`pipeline.paths`) is made on first use as a
+    copy of the bundled corpus (manifest, pages, card-name data; no
+    snapshots), so that a refresh never writes into the installed package.
+    Any other folder is returned as given."""
+    corpus_dir = Path(corpus_dir)
+    if corpus_dir == DEFAULT_CORPUS != BUNDLED_CORPUS and not (corpus_dir / MANIFEST_NAME).exists():
+        import shutil
+
+        corpus_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".corpus-", dir=corpus_dir.parent))
+        shutil.copytree(BUNDLED_CORPUS, staging / "corpus", ignore=shutil.ignore_patterns("snapshots", "__pycache__",
+                                                                                          "__init__.py"))
+        os.replace(staging / "corpus", corpus_dir)  # whole or not at all
+        staging.rmdir()
+    return corpus_dir
 
 
 def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:

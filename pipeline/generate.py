@@ -71,7 +71,8 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
         citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), rec.text)
     rule_rows = tuple(
         (r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
-         tuple(r.record_ids), tuple(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in r.conflicts),
+         tuple(r.record_ids), tuple({"latest_date": c["latest_date"], "record_ids": tuple(c["record_ids"]), "verdict": c["verdict"]}
+               for c in r.conflicts),
          tuple(tuple(c.dates) for c in r.citations if c.role == "supports"))
         for r in sorted(rules, key=lambda r: (r.info_kind, r.event)))
     used_sources = sorted({c[0] for c in citations.values()})
@@ -158,6 +159,128 @@ def render(tables: dict, digest: str | None = None) -> str:
         raise GenerateError(f"generated module does not parse: {exc}", place=str(RUNTIME)) from exc
     data = "".join(f"{name} = {_literal(value)}\n\n" for name, value in tables.items())
     return header + data + code
+
+
+# --------------------------------------------------------------------------- language-neutral forms
+
+JSON_FORMAT = "ocg-rules"
+JSON_FORMAT_VERSION = 1
+JSON_SCHEMA_URL = "https://github.com/rulings/rulings/schema/ocg_rules.schema.json"
+RUNTIME_JS = PROJECT_ROOT / "engine" / "runtime.mjs"
+MARKER_JS = "// ==== RUNTIME ====\n"
+
+
+def _fields(fields: dict) -> dict:
+    return {f: {"required": req, "allowed": list(allowed) if isinstance(allowed, tuple) else allowed}
+            for f, (req, allowed) in sorted(fields.items())}
+
+
+def neutral_tables(tables: dict, digest: str) -> dict:
+    """The engine's tables as plain JSON data with named fields (the form of
+    ``engine/ocg_rules.json``, described by ``schema/ocg_rules.schema.json``):
+    ``rules`` as objects, ``citations`` and ``procedural`` keyed by id. Key
+    order is fixed, so the same tables give the same text."""
+    rule_fields = ("info_kind", "event", "verdict", "condition", "latest_date", "changed_on", "dates", "record_ids",
+                   "conflicts", "record_dates")
+    return {
+        "$schema": JSON_SCHEMA_URL,
+        "format": JSON_FORMAT,
+        "format_version": JSON_FORMAT_VERSION,
+        "generator": f"rulings {__version__}",
+        "rules_hash": digest,
+        "info_kinds": list(tables["INFO_KINDS"]),
+        "events": list(tables["EVENTS"]),
+        "scenario": {
+            "summon_kinds": {m: list(k) for m, k in tables["SUMMON_KINDS"].items()},
+            "gains": {do: list(k) for do, k in sorted(tables["GAINS"].items())},
+            "control_kinds": dict(tables["CONTROL_KINDS"]),
+            "this_turn_kinds": list(tables["THIS_TURN_KINDS"]),
+            "retention_events": dict(tables["RETENTION_EVENTS"]),
+            "events": {do: _fields(f) for do, f in sorted(tables["SCENARIO_EVENTS"].items())},
+            "questions": {q: _fields(f) for q, f in sorted(tables["SCENARIO_QUESTIONS"].items())},
+        },
+        "procedural_ids": list(tables["PROCEDURAL_IDS"]),
+        "rules": [dict(zip(rule_fields, (*row[:6], list(row[6]), list(row[7]),
+                                         [{"latest_date": c["latest_date"], "record_ids": list(c["record_ids"]),
+                                           "verdict": c["verdict"]} for c in row[8]],
+                                         [list(d) for d in row[9]]))) for row in tables["RULES"]],
+        "citations": {rid: {"source": c[0], "dates": list(c[1]), "section": c[2], "text": c[3]}
+                      for rid, c in tables["CITATIONS"].items()},
+        "sources": {sid: {"url": u, "licence": lic} for sid, (u, lic) in tables["SOURCES"].items()},
+        "procedural": {rid: {"summary": p[0], "record_ids": list(p[1]), "dates": list(p[2])}
+                       for rid, p in tables["PROCEDURAL"].items()},
+    }
+
+
+def render_json(tables: dict, digest: str) -> str:
+    """``engine/ocg_rules.json``: :func:`neutral_tables` as UTF-8 JSON."""
+    return json.dumps(neutral_tables(tables, digest), ensure_ascii=False, indent=1) + "\n"
+
+
+def render_js(tables: dict, digest: str) -> str:
+    """``engine/ocg_rules.mjs``: an ES module holding :func:`neutral_tables`
+    as one JSON literal (ASCII-escaped, so no text can end the literal or
+    hide a line break) followed by the runtime of ``engine/runtime.mjs``.
+    Raises GenerateError when the runtime lacks its marker."""
+    runtime = RUNTIME_JS.read_text(encoding="utf-8")
+    if MARKER_JS not in runtime:
+        raise GenerateError(f"{RUNTIME_JS} lacks the runtime marker {MARKER_JS.strip()!r}", place=str(RUNTIME_JS))
+    header = (
+        "// OCG information-retention and battle rules engine: GENERATED, do not edit.\n"
+        f"// Generator: rulings {__version__} (pipeline/generate.py)\n"
+        f"// Rules hash: sha256:{digest}\n"
+        "// ES module, no dependencies: import { retains, answer, answer_all, citation } from './ocg_rules.mjs';\n\n"
+    )
+    data = json.dumps(neutral_tables(tables, digest), ensure_ascii=True, separators=(",", ":"))
+    return header + f"const DATA = {data};\n\n" + runtime.split(MARKER_JS, 1)[1]
+
+
+def engine_paths(path: Path) -> dict[str, Path]:
+    """The generated files of an engine written to ``path``: ``py`` (path
+    itself), ``json`` and ``mjs`` beside it (``ocg_rules.py`` ->
+    ``ocg_rules.json``, ``ocg_rules.mjs``)."""
+    path = Path(path)
+    stem = path.with_suffix("") if path.suffix == ".py" else path
+    return {"py": path, "json": stem.with_name(stem.name + ".json"), "mjs": stem.with_name(stem.name + ".mjs")}
+
+
+def render_all(tables: dict, digest: str) -> dict[str, str]:
+    """The texts of the three engine files, keyed as :func:`engine_paths`."""
+    return {"py": render(tables, digest), "json": render_json(tables, digest), "mjs": render_js(tables, digest)}
+
+
+def stage_engines(path: Path, texts: dict[str, str]) -> list[tuple[Path, Path]]:
+    """Stage every engine file (:func:`stage_engine`); returns (staged,
+    final) pairs, the Python module last, for :func:`commit_engines`."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for key, final in sorted(engine_paths(path).items(), key=lambda kv: kv[0] == "py"):
+            staged.append((stage_engine(final, texts[key]), final))
+    except BaseException:
+        discard_engines(staged)
+        raise
+    return staged
+
+
+def commit_engines(staged: list[tuple[Path, Path]]) -> None:
+    """Rename the staged files into place, the Python module (whose stamp a
+    refresh checks) last."""
+    for i, (tmp, final) in enumerate(staged):
+        try:
+            commit_engine(tmp, final)
+        except BaseException:
+            discard_engines(staged[i + 1:])
+            raise
+
+
+def discard_engines(staged: list[tuple[Path, Path]]) -> None:
+    for tmp, _final in staged:
+        discard_engine(tmp)
+
+
+def write_engines(path: Path, texts: dict[str, str]) -> None:
+    """Write every engine file atomically (each renamed into place)."""
+    commit_engines(stage_engines(path, texts))
 
 
 def write_engine(path: Path, source: str) -> None:

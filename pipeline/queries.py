@@ -43,6 +43,13 @@ def unknown_name(what: str, name: str, known: list[str]) -> str:
 
 # --------------------------------------------------------------------------- rules
 
+def conflict_list(value) -> list[dict]:
+    """``rules.conflicts`` (a list of structs) as ``[{"verdict",
+    "record_ids", "latest_date"}]`` with ISO date strings (None when undated)."""
+    return [{"verdict": c["verdict"], "record_ids": list(c["record_ids"] or []),
+             "latest_date": c["latest_date"].isoformat() if c["latest_date"] else None} for c in value or []]
+
+
 def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> dict:
     """The rule for one (info kind, event) pair with its citations:
     ``{"info_kind", "event", "verdict", "condition", "latest_date",
@@ -66,7 +73,7 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
            ORDER BY c.role DESC, r.source_id, r.seq""", [info_kind, event]).fetchall()
     return {
         "info_kind": info_kind, "event": event, "verdict": verdict, "condition": condition or None,
-        "latest_date": latest, "changed_on": changed_on, "conflicts": json.loads(conflicts or "[]"),
+        "latest_date": latest, "changed_on": changed_on, "conflicts": conflict_list(conflicts),
         "citations": [{"role": c[0], "verdict": c[1], "record_id": c[2], "source": c[3], "section": c[4],
                        "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]} for c in cites],
     }
@@ -304,6 +311,10 @@ def _card_keys(names: dict[str, str]) -> set[str]:
     return keys
 
 
+def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    return con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]).fetchone()[0] > 0
+
+
 def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str, str]]:
     """The card ``query`` names: a passcode, or a name in any language of
     ``corpus/data/card-names.tsv`` or the community table (Simplified or
@@ -323,9 +334,13 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str
     for passcode, its in names.items():
         if text in its.values() or text.lower() in (n.lower() for n in its.values()):
             return passcode, its
-    keys = {name_key(text), match_key(text)}
-    found = sorted(p for p, its in names.items() if keys & _card_keys(its))
-    if found:
+    keys = sorted({name_key(text), match_key(text)} - {""})
+    if _has_table(con, "card_names"):  # keys computed once, at build time
+        found = [r[0] for r in con.execute("SELECT DISTINCT passcode FROM card_names WHERE list_contains(?, name_key) "
+                                           "ORDER BY passcode", [keys]).fetchall()]
+    else:  # a database built before card_names existed
+        found = sorted(p for p, its in names.items() if set(keys) & _card_keys(its))
+    if found and found[0] in names:
         return found[0], names[found[0]]
     mentioned = {r[0] for r in con.execute("SELECT DISTINCT passcode FROM card_mentions "
                                            "WHERE passcode IS NOT NULL").fetchall()}

@@ -48,7 +48,7 @@ from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
-from .generate import engine_tables, render, rules_hash, write_engine
+from .generate import engine_paths, engine_tables, render_all, rules_hash, write_engines
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, read_records,
                    read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
@@ -56,7 +56,8 @@ from .records import Record, page_counts, shrinkage, utc_now as _now
 from .run import build, process_page
 from .schema import check_all
 
-ENGINE_HASH_LINE = re.compile(r"^RULES_HASH = '([0-9a-f]{64})'$", re.M)
+# The stamp of each generated file: the .py module, the .mjs module, the .json data.
+ENGINE_HASH_LINE = re.compile(r"^(?:RULES_HASH = '|// Rules hash: sha256:| \"rules_hash\": \")([0-9a-f]{64})['\"]?,?$", re.M)
 PHASES = ("fetch", "normalize", "extract", "compile", "load", "generate")
 
 
@@ -392,13 +393,13 @@ def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state
     """Write the engine when the rules changed, or when the module on disk is
     missing or does not match the database (e.g. a run killed after its commit)."""
     if compiled is None:
-        if result.rules_hash and engine_rules_hash(engine_out) == result.rules_hash:
+        if result.rules_hash and all(engine_rules_hash(p) == result.rules_hash for p in engine_paths(engine_out).values()):
             return
         compiled = _compile(db_path, sources, state, [], result)
         if compiled.rules_hash != result.rules_hash:
             result.warnings.append("the rules compiled from the stored records differ from the database's rules "
                                    "(the pipeline changed since the last build?); run `rulings build`")
-    write_engine(engine_out, render(compiled.tables, compiled.rules_hash))
+    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash))
     result.engine_written = True
 
 

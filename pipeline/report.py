@@ -163,7 +163,7 @@ def read_rules(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], dict]:
         rules[(kind, event)] = {"verdict": verdict, "condition": condition or "",
                                 "latest_date": latest.isoformat() if latest else "",
                                 "changed_on": changed_on.isoformat() if changed_on else "",
-                                "conflicts": json.loads(conflicts or "[]"), "citations": []}
+                                "conflicts": queries.conflict_list(conflicts), "citations": []}
     for kind, event, record_id, role, verdict, day in _rows(con, """
             SELECT info_kind, event, record_id, role, verdict, date FROM rule_citations
             ORDER BY info_kind, event, date DESC NULLS LAST, record_id"""):

@@ -37,7 +37,7 @@ from .compile import cite_once, compile_procedural, compile_rules
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, pipeline_for
-from .generate import commit_engine, discard_engine, engine_tables, render, rules_hash, stage_engine
+from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, ndjson,
                    output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
@@ -421,15 +421,15 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     # The engine is written in full before the database is replaced and renamed
     # right after it, so a killed build leaves both files as they were (but for
     # the instant between the two renames, when the database is the new one).
-    staged = stage_engine(result.engine_path, render(tables, result.rules_hash))
+    staged = stage_engines(result.engine_path, render_all(tables, result.rules_hash))
     t2 = time.perf_counter()
     result.timings["generate"] += t2 - t1
     try:
         result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info)))
     except BaseException:
-        discard_engine(staged)
+        discard_engines(staged)
         raise
-    commit_engine(staged, result.engine_path)
+    commit_engines(staged)
     result.timings["load"] += time.perf_counter() - t2
     result.rules_by_verdict = dict(Counter(r.verdict for r in rules))
     result.procedural_rules = len(procedural)

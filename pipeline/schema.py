@@ -31,9 +31,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import RulingsError
-from .paths import PROJECT_ROOT
+from .paths import BUNDLE_ROOT, PROJECT_ROOT
 
-SCHEMA_DIR = PROJECT_ROOT / "schema"
+SCHEMA_DIR = BUNDLE_ROOT / "schema"
 # Verdicts only the compiler gives (a ruling never states them itself).
 RULE_ONLY_VERDICTS = ("conditional", "unknown")
 

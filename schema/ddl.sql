@@ -101,6 +101,16 @@ CREATE TABLE IF NOT EXISTS card_mentions (
     quote        VARCHAR                -- the quote marks: 「」 (or “”, 《》 around a known card's name)
 );
 
+-- Every official and community card name with its search key, so plain DuckDB
+-- users can look a name up in any script: WHERE name_key = (SELECT name_key
+-- FROM card_names WHERE name = '月之書'), or join card_mentions on match_key.
+CREATE TABLE IF NOT EXISTS card_names (
+    passcode     INTEGER,
+    language     VARCHAR,               -- en | ja | zh-CN | zh-TW | ko | zh-community
+    name         VARCHAR,
+    name_key     VARCHAR                -- name_key(): Chinese folded to Simplified, width, case, regional terms
+);
+
 CREATE TABLE IF NOT EXISTS statements (
     record_id    VARCHAR,
     info_kind    VARCHAR,
@@ -121,7 +131,8 @@ CREATE TABLE IF NOT EXISTS rules (
     changed_on   DATE,                  -- date of the ruling that overrode an earlier verdict
     record_ids   VARCHAR[],
     dates        DATE[],
-    conflicts    VARCHAR,               -- JSON list of overridden verdicts with records
+    -- overridden verdicts, each with the records that state it and their latest date
+    conflicts    STRUCT(verdict VARCHAR, record_ids VARCHAR[], latest_date DATE)[],
     PRIMARY KEY (info_kind, event)
 );
 

@@ -234,9 +234,25 @@ def _sample_data() -> BuildData:
 def test_the_row_builders_fill_every_column_of_the_ddl():
     rows = load._rows(_sample_data())
     filled = {table for table, table_rows in rows.items() if table_rows}
-    assert filled == set(load.columns()) - {"record_changes"}  # a build starts the change log empty
+    # a build starts the change log empty; card_names is filled by insert_card_names
+    assert filled == set(load.columns()) - {"record_changes", "card_names"}
     for table in filled:
         assert list(rows[table][0]) == list(load.columns()[table]), table
+
+
+def test_card_names_hold_every_name_with_the_key_card_mentions_use():
+    import duckdb
+
+    from pipeline.chinese import name_key
+
+    con = duckdb.connect()
+    load.create_schema(con)
+    load.insert_card_names(con)
+    assert con.execute("SELECT count(*) FROM card_names").fetchone()[0] == len(load.card_name_rows()) > 80000
+    assert con.execute("SELECT DISTINCT passcode FROM card_names WHERE name_key = ?",
+                       [name_key("月之書")]).fetchall() == [(14087893,)]
+    assert con.execute("SELECT name_key FROM card_names WHERE passcode = 14087893 AND language = 'zh-TW'"
+                       ).fetchone()[0] == name_key("月之书")
 
 
 def test_a_column_added_to_the_ddl_is_caught_when_its_builder_misses_it(monkeypatch):

@@ -263,7 +263,8 @@ def env(first, site, tmp_path):
     site.serve_bundled()
     shutil.copytree(base.corpus, tmp_path / "corpus")
     shutil.copyfile(base.db, tmp_path / "rulings.duckdb")
-    shutil.copyfile(base.engine, tmp_path / "ocg_rules.py")
+    for suffix in (".py", ".json", ".mjs"):  # the engine's three files
+        shutil.copyfile(base.engine.with_suffix(suffix), (tmp_path / "ocg_rules.py").with_suffix(suffix))
     return Env(tmp_path / "corpus", tmp_path / "rulings.duckdb", tmp_path / "ocg_rules.py")
 
 
@@ -298,6 +299,19 @@ def test_a_record_keeps_both_faq_ids_of_a_repeated_date(first):
     assert env.sql("""SELECT d.raw, d.faq_id FROM record_dates d JOIN records r USING (record_id)
                       WHERE r.text LIKE '%这之后被一时除外的场合%' AND r.source_id = ? ORDER BY d.ord""",
                    [FACE_DOWN]) == [("14/3/21", "6403"), ("14/3/21", "8802")]
+
+
+def test_a_refresh_rewrites_an_engine_file_that_is_missing_or_stale(env, site):
+    """The .py, .json and .mjs engines all carry the rules hash; a refresh
+    that finds one missing or stamped otherwise writes all three again."""
+    mjs, data = env.engine.with_suffix(".mjs"), env.engine.with_suffix(".json")
+    expected = mjs.read_bytes()
+    mjs.unlink()
+    data.write_text(data.read_text(encoding="utf-8").replace('"rules_hash": "', '"rules_hash": "0', 1)[:-1],
+                    encoding="utf-8")
+    result = env.refresh()
+    assert result.engine_written and not result.recompiled
+    assert mjs.read_bytes() == expected and json.loads(data.read_text(encoding="utf-8"))["rules_hash"] in expected.decode()
 
 
 def test_second_refresh_gets_304_and_extracts_nothing(env, site):

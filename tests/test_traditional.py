@@ -67,12 +67,15 @@ def rules_by_position(db: Path) -> list[tuple]:
     """The rules table with each record id replaced by the record's position in the page."""
     con = duckdb.connect(str(db), read_only=True)
     seq = dict(con.execute("SELECT record_id, seq FROM records").fetchall())
-    def positions(conflicts: str) -> list:
+    def positions(conflicts: list) -> list:
         # Records of a conflict are listed in id order: compare the sets of positions.
-        return [dict(c, record_ids=sorted(seq[r] for r in c["record_ids"])) for c in json.loads(conflicts)]
+        return [dict(c, record_ids=sorted(seq[r] for r in c["record_ids"])) for c in conflicts]
 
-    rows = con.execute("""SELECT info_kind, event, verdict, condition, latest_date, changed_on, dates, record_ids,
-                                 conflicts FROM rules ORDER BY info_kind, event""").fetchall()
+    try:
+        rows = con.execute("""SELECT info_kind, event, verdict, condition, latest_date, changed_on, dates, record_ids,
+                                     conflicts FROM rules ORDER BY info_kind, event""").fetchall()
+    finally:
+        con.close()
     # Records of equal dates are listed in id order: compare the set of positions.
     return [row[:7] + (sorted(seq[r] for r in row[7]), positions(row[8])) for row in rows]
 
