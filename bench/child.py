@@ -3,7 +3,9 @@
 
 Prints one JSON object: the build's (or refresh's) summary, ``input_bytes``,
 ``wall_s`` (the ``build()`` or ``refresh()`` call alone, imports excluded)
-and ``peak_rss_mb``, the build's peak memory: the larger of this process's
+``cpu_total_s`` (user + system CPU of this process and its reaped workers,
+the imports excepted), ``cpu_s`` per stage (CPU of the process that did the
+work) and ``peak_rss_mb``, the build's peak memory: the larger of this process's
 own peak RSS (exact) and the peak of the proportional set size (PSS) of this
 process plus its worker processes, sampled every 0.1 s (Linux ``/proc``; a
 sum of RSS would count the pages forked workers share with this process once
@@ -88,6 +90,9 @@ def main(argv: list[str]) -> None:
         return
     from pipeline.run import build
 
+    # CPU of the imports, taken off the total (the build's own CPU is what scales)
+    import_cpu = sum(getattr(resource.getrusage(resource.RUSAGE_SELF), f) for f in ("ru_utime", "ru_stime"))
+
     workers = int(argv[4]) if len(argv) > 4 else None
     sampler = TreeSampler()
     if Path("/proc/self/smaps_rollup").is_file():
@@ -104,8 +109,10 @@ def main(argv: list[str]) -> None:
         peak = own + (result.workers * _max_rss_mb(resource.RUSAGE_CHILDREN) if result.workers > 1 else 0)
         how = "build process + workers x largest worker, an upper bound"
     out = result.summary()
-    out.update(input_bytes=result.input_bytes, wall_s=wall, timings_s=dict(result.timings), workers=result.workers,
-               peak_rss_mb=peak, peak_rss_how=how)
+    cpu = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for f in ("ru_utime", "ru_stime"))
+    out.update(input_bytes=result.input_bytes, wall_s=wall, timings_s=dict(result.timings), cpu_s=dict(result.cpu),
+               cpu_total_s=cpu - import_cpu, workers=result.workers, peak_rss_mb=peak, peak_rss_how=how)
     json.dump(out, sys.stdout, ensure_ascii=False)
 
 

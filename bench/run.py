@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -35,18 +36,41 @@ class Report:
 
 def _build_figures(report: Report, prefix: str, corpus: Path, out: Path, workers: int | None,
                    floor_s: float) -> dict:
-    """Build ``corpus`` in a child process and report per-stage and total figures."""
+    """Build ``corpus`` in a child process and report per-stage CPU and total figures."""
     built = measure.child("build", corpus, out / "rulings.duckdb", out / "ocg_rules.py", workers)
     if built["errors"]:
         raise click.ClickException(f"build of {corpus} had errors: {built['errors'][:3]}")
     mb = built["input_bytes"] / measure.MB
     summed = " summed over workers" if built["workers"] > 1 else ""
     for stage in STAGES:
-        report.add(f"{prefix}_{stage}", built["timings_s"][stage] * 1000 / mb, "ms/MB",
-                   "CPU" + summed if stage in ("normalize", "extract") else "")
+        report.add(f"{prefix}_{stage}", built["cpu_s"][stage] * 1000 / mb, "ms/MB",
+                   "CPU" + summed if stage in ("normalize", "extract") else "CPU")
+    report.add(f"{prefix}_cpu", built["cpu_total_s"] * 1000 / mb, "ms/MB",
+               "CPU of the build process and its workers (getrusage)")
     report.add(f"{prefix}_total", built["wall_s"] * 1000 / mb, "ms/MB", f"wall, {built['workers']} worker(s)")
-    report.add(f"{prefix}_floor_ratio", built["wall_s"] / floor_s, "x")
+    report.add(f"{prefix}_floor_ratio", built["wall_s"] / floor_s, "x", "wall time over the floor's")
     return built
+
+
+def _size_figures(report: Report, pages: int, work: Path, workers: int | None, remove: bool) -> None:
+    """A scaled corpus of ``pages`` pages: its build's CPU per stage, wall
+    time, floor ratio, peak memory, and the engine's size and import time."""
+    corpus = work / f"scaled-{pages}"
+    n, size = make_scaled_corpus(corpus, pages)
+    prefix = f"size_{pages}"
+    report.add(f"{prefix}_pages", n, "pages", f"{size / measure.MB:.0f} MB")
+    floor_s, size = measure.floor(corpus)
+    report.add(f"{prefix}_floor", floor_s * 1000 / (size / measure.MB), "ms/MB", "lxml parse + OpenCC, one process")
+    built = _build_figures(report, prefix, corpus, work / f"build-{pages}", workers, floor_s)
+    report.add(f"{prefix}_wall", built["wall_s"], "s")
+    report.add(f"{prefix}_peak_memory", built["peak_rss_mb"], "MB", built["peak_rss_how"])
+    engine = work / f"build-{pages}" / "ocg_rules.py"
+    report.add(f"{prefix}_engine_size", engine.stat().st_size / measure.MB, "MB")
+    _first, cached = measure.import_ms(engine, 3)
+    report.add(f"{prefix}_engine_import", cached, "ms", "fresh interpreter, bytecode cached")
+    if remove:  # the corpus and build of one size can be GBs
+        shutil.rmtree(corpus, ignore_errors=True)
+        shutil.rmtree(work / f"build-{pages}", ignore_errors=True)
 
 
 def _refresh_figure(report: Report, name: str, corpus: Path, work: Path, out: Path, built: dict) -> None:
@@ -58,22 +82,35 @@ def _refresh_figure(report: Report, name: str, corpus: Path, work: Path, out: Pa
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--pages", default=2000, show_default=True, help="Pages of the scaled corpus.")
+@click.option("--pages", default=2000, show_default=True, help="Pages of the scaled corpus (and its refresh).")
+@click.option("--sizes", default="", metavar="N,N,...",
+              help="Also build scaled corpora of these page counts (e.g. 1000,4000,8000): per size, CPU ms/MB per "
+                   "stage, wall time, floor ratio, peak memory, engine size and import time. Removed after each.")
 @click.option("--workers", type=int, default=None, help="Worker processes for the builds (default: the build's own).")
 @click.option("--quick", is_flag=True, help="Shorter engine timings (a check that the script works).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of lines.")
 @click.option("--keep", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the scaled corpus and builds here and keep them (default: a temporary folder).")
-def main(pages: int, workers: int | None, quick: bool, as_json: bool, keep: Path | None) -> None:
+def main(pages: int, sizes: str, workers: int | None, quick: bool, as_json: bool, keep: Path | None) -> None:
     """Measure the floor, the build (bundled and scaled corpus), a refresh with
-    nothing changed and the generated engine; see bench/__init__.py."""
+    nothing changed and the generated engine; see bench/__init__.py.
+
+    \b
+    make bench                                   # the figures of bench/__init__.py
+    python -m bench --sizes 1000,4000,8000       # and the scaling figures per size (README "Performance")
+    """
     try:
-        _measure(Report(quiet=as_json), pages, workers, quick, as_json, keep)
+        counts = [int(x) for x in sizes.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{sizes!r}: page counts separated by commas, e.g. 1000,4000", param_hint="--sizes")
+    try:
+        _measure(Report(quiet=as_json), pages, workers, quick, as_json, keep, counts)
     except RuntimeError as exc:  # a child build or refresh failed: its stderr is in the message
         raise click.ClickException(str(exc)) from exc
 
 
-def _measure(report: Report, pages: int, workers: int | None, quick: bool, as_json: bool, keep: Path | None) -> None:
+def _measure(report: Report, pages: int, workers: int | None, quick: bool, as_json: bool, keep: Path | None,
+             sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory(prefix="rulings-bench-") as tmp:
         work = Path(keep) if keep else Path(tmp)
         # 1-2: the bundled corpus.
@@ -107,5 +144,8 @@ def _measure(report: Report, pages: int, workers: int | None, quick: bool, as_js
                    "fresh interpreter, compiling the bytecode")
         report.add("duckdb_retention_query", engine["sql_us"], "us/query",
                    "same answers as retains()" if engine["sql_agrees"] else "ANSWERS DIFFER from retains()")
+        # 6: scaling, one size at a time (each removed after, unless --keep).
+        for n in sizes:
+            _size_figures(report, n, work, workers, remove=keep is None)
     if as_json:
         click.echo(json.dumps(report.figures, indent=2))

@@ -25,13 +25,14 @@ rule id with the records that state it.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .corpus import Source
 from .errors import CompileError
-from .records import Record, Statement
+from .records import Record, Statement, compile_view
 from .schema import events, info_kinds, procedural_rules, retention_terms, statement_verdicts
 
 
@@ -78,9 +79,24 @@ class ProceduralRule:
 _DATE_STAMPS = re.compile(r"\d{1,4}\s*[/／年]\s*\d{1,2}\s*[/／月]\s*\d{1,2}日?|\s+")
 
 
+def ruling_key(record: Record) -> str:
+    """A ruling regardless of its date stamps and spacing: its text without
+    them, hashed (a slim record of :func:`pipeline.records.compile_view`
+    carries it in place of the text)."""
+    if record.ruling_key:
+        return record.ruling_key
+    return hashlib.blake2b(_DATE_STAMPS.sub("", record.norm).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def for_compile(records: list[Record]) -> list[Record]:
+    """The records of a page that compile needs (those stating something),
+    each as its slim :func:`~pipeline.records.compile_view`."""
+    return [compile_view(r, ruling_key(r)) for r in records if r.statements or r.procedural]
+
+
 def _ruling_key(record: Record) -> tuple[tuple[str, ...], str]:
     """A ruling regardless of its date stamps and spacing: section and text."""
-    return record.norm_section or record.section, _DATE_STAMPS.sub("", record.norm)
+    return record.norm_section or record.section, ruling_key(record)
 
 
 def cite_once(records: list[Record], sources: list[Source]) -> tuple[list[Record], frozenset[str]]:

@@ -25,7 +25,7 @@ from . import __version__
 from .compile import ProceduralRule, Rule
 from .errors import GenerateError
 from .paths import PROJECT_ROOT
-from .records import Record
+from .records import Record, excerpt
 from .schema import events, info_kinds, procedural_rules, scenario_format, vocabulary
 
 RUNTIME = PROJECT_ROOT / "engine" / "runtime.py"
@@ -55,33 +55,60 @@ def vocabulary_tables() -> dict:
     }
 
 
+MAX_CITED = 50  # supporting records an engine rule cites at most (the newest); the database keeps all
+
+
+def _newest(record_ids, record_dates, limit: int = MAX_CITED) -> list[int]:
+    """Positions of the ``limit`` records with the latest dates (undated
+    last, then by id), in their original order."""
+    if len(record_ids) <= limit:
+        return list(range(len(record_ids)))
+    ranked = sorted(range(len(record_ids)), key=lambda i: (max(record_dates[i], default=""), record_ids[i]),
+                    reverse=True)
+    return sorted(ranked[:limit])
+
+
 def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: list[Record],
                   sources: dict[str, tuple[str, str]]) -> dict:
     """The data the engine embeds, as plain sorted structures: the
     :func:`vocabulary_tables`, ``RULES`` (one row per kind and event),
-    ``CITATIONS`` (record id -> source, dates, section, text), ``SOURCES``
-    (source id -> URL, licence) and ``PROCEDURAL`` (rule id -> summary,
-    record ids, dates)."""
-    cited = {c.record_id for r in rules for c in r.citations if c.role == "supports"}
-    cited |= {rid for p in procedural for rid in p.record_ids}
+    ``CITATIONS`` (record id -> source, dates, section, text excerpt),
+    ``SOURCES`` (source id -> URL, licence) and ``PROCEDURAL`` (rule id ->
+    summary, record ids, dates).
+
+    Its size does not grow with the corpus beyond the rules: a rule, an
+    overridden verdict and a procedural rule cite at most :data:`MAX_CITED`
+    records (the newest; the database's ``rules.record_ids`` and
+    ``rule_citations`` keep them all), and a citation's text is cut to
+    :data:`~pipeline.records.EXCERPT_CHARS` characters (``rulings show ID``
+    prints the whole ruling)."""
+    rule_rows, cited = [], set()
+    for r in sorted(rules, key=lambda r: (r.info_kind, r.event)):
+        record_dates = [tuple(c.dates) for c in r.citations if c.role == "supports"]
+        keep = _newest(r.record_ids, record_dates)
+        ids = tuple(r.record_ids[i] for i in keep)
+        conflicts = tuple({"latest_date": c["latest_date"], "record_ids": tuple(c["record_ids"][:MAX_CITED]),
+                           "verdict": c["verdict"]} for c in r.conflicts)
+        cited.update(ids)
+        rule_rows.append((r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
+                          ids, conflicts, tuple(record_dates[i] for i in keep)))
+    procedural_rows = {}
+    for p in sorted(procedural, key=lambda p: p.rule_id):
+        ids = tuple(p.record_ids[:MAX_CITED])
+        cited.update(ids)
+        procedural_rows[p.rule_id] = (p.summary, ids, p.dates)
     by_id = {r.id: r for r in records}
     citations = {}
     for rid in sorted(cited):
         rec = by_id[rid]
-        citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), rec.text)
-    rule_rows = tuple(
-        (r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
-         tuple(r.record_ids), tuple({"latest_date": c["latest_date"], "record_ids": tuple(c["record_ids"]), "verdict": c["verdict"]}
-               for c in r.conflicts),
-         tuple(tuple(c.dates) for c in r.citations if c.role == "supports"))
-        for r in sorted(rules, key=lambda r: (r.info_kind, r.event)))
+        citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), excerpt(rec.text))
     used_sources = sorted({c[0] for c in citations.values()})
     return {
         **vocabulary_tables(),
-        "RULES": rule_rows,
+        "RULES": tuple(rule_rows),
         "CITATIONS": citations,
         "SOURCES": {sid: sources.get(sid, ("", "")) for sid in used_sources},
-        "PROCEDURAL": {p.rule_id: (p.summary, p.record_ids, p.dates) for p in sorted(procedural, key=lambda p: p.rule_id)},
+        "PROCEDURAL": procedural_rows,
     }
 
 

@@ -97,6 +97,9 @@ class Record:
     withdrawn: str = ""
     parent_id: str = ""
     cells: list[str] = field(default_factory=list)  # a table row's cells, each its own field
+    # Set on the slim copies compile receives (compile_view): the ruling's key
+    # (section and text without date stamps, hashed) in place of its full text.
+    ruling_key: str = ""
 
     @property
     def valid_dates(self) -> tuple[str, ...]:
@@ -116,6 +119,28 @@ class Record:
                     self.statements[i] = Statement(*old.key, dates=dates)
                 return
         self.statements.append(statement)
+
+
+EXCERPT_CHARS = 240  # the longest ruling text the engine carries; `rulings show ID` has the whole
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (the last one an ellipsis) when longer."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def compile_view(record: Record, ruling_key: str) -> Record:
+    """The part of ``record`` compile and the engine read, for the build to
+    hold while the other pages are read: ids, section, role, status, dates,
+    statements, procedural rule ids, the text cut to :func:`excerpt` and
+    ``ruling_key`` (what :func:`pipeline.compile.cite_once` compares) instead
+    of the normalized text; no cards, links, sentences or cells. A few
+    hundred bytes instead of a few kilobytes a record."""
+    return Record(record.id, record.source_id, record.seq, record.block, record.section, record.role,
+                  record.channel, record.status, excerpt(record.text), "", dates=record.dates,
+                  date_from_heading=record.date_from_heading, statements=record.statements,
+                  procedural=record.procedural, norm_section=record.norm_section, parent_id=record.parent_id,
+                  ruling_key=ruling_key)
 
 
 # What the shrink guard compares between a page's stored and new records.

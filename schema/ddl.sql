@@ -42,8 +42,10 @@ CREATE TABLE IF NOT EXISTS snapshots (
 );
 
 CREATE TABLE IF NOT EXISTS records (
-    record_id      VARCHAR PRIMARY KEY, -- stable: source, section path, normalized text (one ruling: a line,
-                                        -- list item, paragraph or table row as the page writes it)
+    -- stable: source, section path, normalized text (one ruling: a line, list item, paragraph or table row
+    -- as the page writes it). Unique, checked after each load by a GROUP BY (pipeline/load.py
+    -- check_unique_records), not by a primary key, whose index outgrew DuckDB's memory on large corpora.
+    record_id      VARCHAR,
     source_id      VARCHAR,
     seq            INTEGER,             -- position in the page
     block          INTEGER,

@@ -232,7 +232,7 @@ def _sample_data() -> BuildData:
 
 
 def test_the_row_builders_fill_every_column_of_the_ddl():
-    rows = load._rows(_sample_data())
+    rows = {table: list(table_rows) for table, table_rows in load._rows(_sample_data()).items()}
     filled = {table for table, table_rows in rows.items() if table_rows}
     # a build starts the change log empty; card_names is filled by insert_card_names
     assert filled == set(load.columns()) - {"record_changes", "card_names"}

@@ -12,17 +12,22 @@ from pipeline.corpus import load_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ["normalize", "extract", "compile", "load", "generate"]
-FIGURES = (["floor", "floor_beautifulsoup"] + [f"build_{s}" for s in STAGES] + ["build_total", "build_floor_ratio"]
+FIGURES = (["floor", "floor_beautifulsoup"] + [f"build_{s}" for s in STAGES]
+           + ["build_cpu", "build_total", "build_floor_ratio"]
            + ["scaled_pages", "scaled_floor"] + [f"scaled_build_{s}" for s in STAGES]
-           + ["scaled_build_total", "scaled_build_floor_ratio", "scaled_peak_rss",
+           + ["scaled_build_cpu", "scaled_build_total", "scaled_build_floor_ratio", "scaled_peak_rss",
               "refresh_nothing_changed_fraction", "scaled_refresh_nothing_changed_fraction",
-              "engine_retains", "engine_scenario", "engine_import", "engine_import_first", "duckdb_retention_query"])
-LINE = re.compile(r"^([a-z_]+): ([0-9.e+-]+) (\S+)")
+              "engine_retains", "engine_scenario", "engine_import", "engine_import_first", "duckdb_retention_query"]
+           + ["size_12_pages", "size_12_floor"] + [f"size_12_{s}" for s in STAGES]
+           + ["size_12_cpu", "size_12_total", "size_12_floor_ratio", "size_12_wall", "size_12_peak_memory",
+              "size_12_engine_size", "size_12_engine_import"])
+LINE = re.compile(r"^([a-z0-9_]+): ([0-9.e+-]+) (\S+)")
 
 
 @pytest.mark.slow
 def test_bench_prints_every_figure_with_a_positive_number(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "bench", "--pages", "24", "--quick", "--keep", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-m", "bench", "--pages", "24", "--sizes", "12", "--quick",
+                          "--keep", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     figures = {}
@@ -33,7 +38,8 @@ def test_bench_prints_every_figure_with_a_positive_number(tmp_path):
     assert list(figures) == FIGURES
     for name, (value, unit, line) in figures.items():
         assert value > 0, line
-    assert figures["scaled_pages"][0] == 24
+    assert figures["scaled_pages"][0] == 24 and figures["size_12_pages"][0] == 12
+    assert figures["size_12_peak_memory"][1] == "MB" and "CPU" in figures["size_12_extract"][2]
     assert figures["build_total"][1] == "ms/MB" and figures["engine_retains"][1] == "us/call"
     assert "same answers as retains()" in figures["duckdb_retention_query"][2]
     # The refresh re-processed nothing (bench raises otherwise) and served every page.
