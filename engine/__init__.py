@@ -67,5 +67,8 @@ else:
         """Explain, for any engine name, that the rules are not compiled yet."""
         if name.startswith("__"):
             raise AttributeError(name)
-        raise ImportError(f"engine.{name}: engine/ocg_rules.py is not generated yet: "
-                          "run `rulings build` (or `make run`) first")
+        try:
+            from pipeline.paths import DEFAULT_ENGINE as where
+        except ImportError:
+            where = "engine/ocg_rules.py"
+        raise ImportError(f"engine.{name}: {where} is not generated yet: run `rulings build` (or `make run`) first")

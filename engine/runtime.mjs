@@ -20,6 +20,15 @@ const DATA = { info_kinds: [], events: [], scenario: {}, rules: [], citations: {
                procedural_ids: [], generator: "", rules_hash: "" };
 
 // ==== RUNTIME ====
+// The tables are frozen: a caller cannot change the answers of later calls.
+function deepFreeze(value) {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
+}
+deepFreeze(DATA);
 export const GENERATOR = DATA.generator;
 export const RULES_HASH = DATA.rules_hash;
 export const INFO_KINDS = Object.freeze([...DATA.info_kinds]);
@@ -51,7 +60,12 @@ export class ScenarioError extends Error {
 }
 
 function show(value) {
-  return value === undefined ? "missing" : JSON.stringify(value);
+  if (value === undefined) return "missing";
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value); // a BigInt, a cycle: not JSON data
+  }
 }
 
 function didYouMean(name, choices) {
@@ -89,15 +103,16 @@ function copyRule(r) {
 
 /** Retention for infoKind x event; throws RangeError for a name outside the vocabulary. */
 export function retains(infoKind, event) {
-  const r = RETENTION.get(`${infoKind}\u0000${event}`);
+  const r = typeof infoKind === "string" && typeof event === "string"
+    ? RETENTION.get(`${infoKind}\u0000${event}`) : undefined;
   if (r !== undefined) return copyRule(r);
-  if (!KIND_SET.has(infoKind)) throw new RangeError(`unknown info kind ${show(infoKind)}${didYouMean(infoKind, INFO_KINDS)}`);
+  if (typeof infoKind !== "string" || !KIND_SET.has(infoKind)) throw new RangeError(`unknown info kind ${show(infoKind)}${didYouMean(infoKind, INFO_KINDS)}`);
   throw new RangeError(`unknown event ${show(event)}${didYouMean(event, EVENTS)}`);
 }
 
 /** {id, source, url, licence, section, dates, text} of a cited record; RangeError if not cited. */
 export function citation(recordId) {
-  if (!has(CITATIONS, recordId)) throw new RangeError(`no cited record ${show(recordId)}`);
+  if (typeof recordId !== "string" || !has(CITATIONS, recordId)) throw new RangeError(`no cited record ${show(recordId)}`);
   const c = CITATIONS[recordId];
   const s = has(SOURCES, c.source) ? SOURCES[c.source] : { url: "", licence: "" };
   return { id: recordId, source: c.source, url: s.url, licence: s.licence, section: c.section,
@@ -137,12 +152,19 @@ function checkChoice(sid, field, value, choices) {
 }
 
 function checkTurn(sid, field, value) {
+  // (1.0 is 1 in JavaScript; a BigInt is not a JSON number)
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
     throw new ScenarioError(sid, field, `turn must be a whole number from 1, not ${show(value)}`);
   }
 }
 
-function checkFields(sid, where, obj, fields, tag) {
+function checkFields(sid, where, obj, fields, key) {
+  const tag = `${key}=${show(obj[key])}`;
+  for (const field of Object.keys(obj)) {
+    if (!has(fields, field) && field !== key) {
+      throw new ScenarioError(sid, `${where}.${field}`, `unknown field for ${tag}${didYouMean(field, Object.keys(fields))}`);
+    }
+  }
   for (const [field, spec] of Object.entries(fields)) {
     if (!has(obj, field)) {
       if (spec.required) throw new ScenarioError(sid, `${where}.${field}`, `missing (required by ${tag})`);
@@ -177,12 +199,12 @@ export function validate(scenario) {
     }
     lastTurn = ev.turn;
     checkChoice(sid, `${where}.do`, ev.do, Object.keys(SCENARIO_EVENTS));
-    checkFields(sid, where, ev, SCENARIO_EVENTS[ev.do], `do=${show(ev.do)}`);
+    checkFields(sid, where, ev, SCENARIO_EVENTS[ev.do], "do");
   });
   const ask = scenario.ask;
   if (!isObject(ask)) throw new ScenarioError(sid, "ask", "missing or not an object");
   checkChoice(sid, "ask.question", ask.question, Object.keys(SCENARIO_QUESTIONS));
-  checkFields(sid, "ask", ask, SCENARIO_QUESTIONS[ask.question], `question=${show(ask.question)}`);
+  checkFields(sid, "ask", ask, SCENARIO_QUESTIONS[ask.question], "question");
   if (ask.turn < lastTurn) throw new ScenarioError(sid, "ask.turn", `turn ${ask.turn} is before the last event's turn ${lastTurn}`);
 }
 
@@ -190,6 +212,12 @@ export function validate(scenario) {
 
 class Monster {
   constructor() {
+    this.event = "";
+    this.restart();
+  }
+
+  // Forget everything: the monster (re)enters the field.
+  restart() {
     this.info = new Map(); // kind -> [turn gained, "has" | "unknown"]
     this.positionFacts = []; // [turn, what, player, status]
     this.effectChanges = [];
@@ -198,7 +226,6 @@ class Monster {
     this.faceDown = false;
     this.because = new Map(); // kind -> retention rules applied, in order
     this.origin = new Map(); // kind -> the event that last gave it
-    this.event = "";
   }
 
   gain(kind, turn) {
@@ -246,6 +273,7 @@ function replay(scenario) {
   scenario.events.forEach((ev, i) => {
     const { do: act, turn } = ev;
     m.event = `events[${i}] (turn ${turn}: ${act}${act === "take_control" ? " " + ev.mode : ""})`;
+    if (act === "summon" || act === "set") m.restart(); // on the field again: a new monster
     if (act === "summon") {
       m.controller = ev.by;
       m.faceDown = Boolean(ev.face_down);
@@ -293,8 +321,10 @@ function replay(scenario) {
 }
 
 const turnPlayer = (turn) => (turn % 2 === 1 ? "A" : "B");
-// The controller as the Python engine prints it (None before any summon).
-const controllerName = (m) => (m.controller === null ? "None" : m.controller);
+function control(m) {
+  if (m.controller === null) return { rule: "control", summary: "the monster is not on the field (no summon or Set in the scenario)" };
+  return { rule: "control", summary: `the monster is controlled by ${m.controller}` };
+}
 
 function result(scenario, answer, because) {
   const seen = new Set();
@@ -318,7 +348,7 @@ function canChangePosition(m, ask) {
   because.push(becauseRule("position.manual_change_main_phase_only"));
   if (!(phase === "main1" || phase === "main2") || player !== turnPlayer(turn)) return [false, because];
   if (m.controller !== player) {
-    return [false, [...because, { rule: "control", summary: `the monster is controlled by ${controllerName(m)}` }]];
+    return [false, [...because, control(m)]];
   }
   let answer = true;
   for (const [factTurn, what, by, status] of m.positionFacts) {
@@ -368,7 +398,7 @@ function canDeclareAttack(m, ask) {
     const ruleId = "battle.attacks_in_own_battle_phase";
     if (!has(PROCEDURAL, ruleId)) return ["unknown", [becauseMissing(ruleId, "in whose Battle Phase a monster declares attacks")]];
     because = [becauseRule(ruleId)];
-    if (m.controller !== player) because.push({ rule: "control", summary: `the monster is controlled by ${controllerName(m)}` });
+    if (m.controller !== player) because.push(control(m));
     return [false, because];
   }
   if (m.faceDown) {
@@ -423,6 +453,7 @@ export function answer(scenario) {
 
 /** Answer a list of scenarios; a malformed one gives {id, error, field}. */
 export function answer_all(scenarios) {
+  if (!Array.isArray(scenarios)) throw new TypeError(`answer_all takes a list of scenarios, not ${typeof scenarios}`);
   return scenarios.map((scenario) => {
     try {
       return answer(scenario);

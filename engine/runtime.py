@@ -106,17 +106,22 @@ def _did_you_mean(name, choices):
 
 
 def retains(info_kind, event):
-    """Retention for ``info_kind`` x ``event``; ValueError for unknown names."""
-    try:
+    """Retention for ``info_kind`` x ``event``; ValueError for unknown names
+    (anything but a name of INFO_KINDS and EVENTS)."""
+    if isinstance(info_kind, str) and isinstance(event, str) and (info_kind, event) in _RETENTION:
         return _RETENTION[(info_kind, event)]
-    except (KeyError, TypeError):
-        if info_kind not in _KIND_SET:
+    else:
+        if not isinstance(info_kind, str) or info_kind not in _KIND_SET:
             raise ValueError(f"unknown info kind {info_kind!r}{_did_you_mean(info_kind, INFO_KINDS)}") from None
         raise ValueError(f"unknown event {event!r}{_did_you_mean(event, EVENTS)}") from None
 
 
 def citation(record_id):
-    """``{"id", "source", "url", "licence", "section", "dates", "text"}`` of a record."""
+    """``{"id", "source", "url", "licence", "section", "dates", "text"}`` of a
+    cited record (``text``: the ruling, cut to an excerpt when long); KeyError
+    for an id the engine does not cite."""
+    if not isinstance(record_id, str) or record_id not in CITATIONS:
+        raise KeyError(f"no cited record {record_id!r}")
     source_id, dates, section, text = CITATIONS[record_id]
     url, licence = SOURCES.get(source_id, ("", ""))
     return {"id": record_id, "source": source_id, "url": url, "licence": licence,
@@ -164,13 +169,20 @@ def _check_choice(sid, field, value, choices):
 
 
 def _check_turn(sid, field, value):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+    # 1.0 is a whole number too (JSON Schema and JavaScript agree)
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
+    if not whole or value < 1:
         raise ScenarioError(sid, field, f"turn must be a whole number from 1, not {value!r}")
 
 
-def _check_fields(sid, where, obj, fields, tag):
-    """Check ``obj`` against one branch of the scenario format: every
-    required field present, every given field of an allowed value."""
+def _check_fields(sid, where, obj, fields, key):
+    """Check ``obj`` against one branch of the scenario format: no field the
+    branch does not name (a misspelt option would be ignored), every required
+    field present, every given field of an allowed value."""
+    tag = f"{key}={obj[key]!r}"
+    for field in obj:
+        if field not in fields and field != key:
+            raise ScenarioError(sid, f"{where}.{field}", f"unknown field for {tag}{_did_you_mean(field, fields)}")
     for field, (required, allowed) in fields.items():
         if field not in obj:
             if required:
@@ -213,13 +225,13 @@ def validate(scenario):
         last_turn = ev["turn"]
         do = ev.get("do")
         _check_choice(sid, f"{where}.do", do, tuple(SCENARIO_EVENTS))
-        _check_fields(sid, where, ev, SCENARIO_EVENTS[do], f"do={do!r}")
+        _check_fields(sid, where, ev, SCENARIO_EVENTS[do], "do")
     ask = scenario.get("ask")
     if not isinstance(ask, dict):
         raise ScenarioError(sid, "ask", "missing or not an object")
     question = ask.get("question")
     _check_choice(sid, "ask.question", question, tuple(SCENARIO_QUESTIONS))
-    _check_fields(sid, "ask", ask, SCENARIO_QUESTIONS[question], f"question={question!r}")
+    _check_fields(sid, "ask", ask, SCENARIO_QUESTIONS[question], "question")
     if ask["turn"] < last_turn:
         raise ScenarioError(sid, "ask.turn", f"turn {ask['turn']} is before the last event's turn {last_turn}")
 
@@ -239,6 +251,10 @@ class _Monster:
     """
 
     def __init__(self):
+        self.restart()
+
+    def restart(self):
+        """Forget everything: the monster (re)enters the field."""
         self.info = {}
         self.position_facts = []
         self.effect_changes = []  # turns in which a card effect changed its position
@@ -247,7 +263,7 @@ class _Monster:
         self.face_down = False
         self.because = {}  # info kind -> retention rules applied to it, in order
         self.origin = {}  # info kind -> the event that last gave it ("turn 3: summon")
-        self.event = ""  # the event being replayed
+        self.event = getattr(self, "event", "")  # the event being replayed
 
     def gain(self, kind, turn):
         """Give the monster ``kind``; ValueError for a kind outside INFO_KINDS
@@ -295,8 +311,10 @@ _SUMMON_OPTION_GAINS = {"from": "summon_from", "by_effect": "summon_by_effect", 
 def _replay(scenario):
     m = _Monster()
     for i, ev in enumerate(scenario["events"]):
-        do, turn = ev["do"], ev["turn"]
+        do, turn = ev["do"], int(ev["turn"])  # (a turn written 1.0 is turn 1)
         m.event = f"events[{i}] (turn {turn}: {do}{' ' + ev['mode'] if do == 'take_control' else ''})"
+        if do in ("summon", "set"):
+            m.restart()  # on the field again: a new monster, nothing of before
         if do == "summon":
             m.controller = ev["by"]
             m.face_down = bool(ev.get("face_down", False))
@@ -346,6 +364,12 @@ def _replay(scenario):
     return m
 
 
+def _control(m):
+    if m.controller is None:
+        return {"rule": "control", "summary": "the monster is not on the field (no summon or Set in the scenario)"}
+    return {"rule": "control", "summary": f"the monster is controlled by {m.controller}"}
+
+
 def _turn_player(turn):
     return "A" if turn % 2 == 1 else "B"
 
@@ -370,7 +394,7 @@ def _can_change_position(m, ask):
     if phase not in ("main1", "main2") or player != _turn_player(turn):
         return False, because
     if m.controller != player:
-        return False, because + [{"rule": "control", "summary": f"the monster is controlled by {m.controller}"}]
+        return False, because + [_control(m)]
     answer = True
     for fact_turn, what, by, status in m.position_facts:
         if fact_turn != turn:
@@ -421,7 +445,7 @@ def _can_declare_attack(m, ask):
             return "unknown", [_because_missing(rule_id, "in whose Battle Phase a monster declares attacks")]
         because = [_because_rule(rule_id)]
         if m.controller != player:
-            because.append({"rule": "control", "summary": f"the monster is controlled by {m.controller}"})
+            because.append(_control(m))
         return False, because
     rule_id = "battle.attackers_face_up_attack_position"
     if m.face_down:
@@ -469,7 +493,7 @@ def _can_conduct_battle_phase(ask):
 def answer(scenario):
     """Answer one scenario (see the module docstring); ScenarioError if malformed."""
     validate(scenario)
-    ask = scenario["ask"]
+    ask = dict(scenario["ask"], turn=int(scenario["ask"]["turn"]))
     question = ask["question"]
     if question == "can_conduct_battle_phase":
         result, because = _can_conduct_battle_phase(ask)
@@ -485,7 +509,10 @@ def answer(scenario):
 
 
 def answer_all(scenarios):
-    """Answer a list of scenarios; a malformed one gives ``{"id", "error", "field"}``."""
+    """Answer a list of scenarios; a malformed one gives ``{"id", "error",
+    "field"}``. TypeError when ``scenarios`` is not a list."""
+    if not isinstance(scenarios, (list, tuple)):
+        raise TypeError(f"answer_all takes a list of scenarios, not {type(scenarios).__name__}")
     out = []
     for scenario in scenarios:
         try:

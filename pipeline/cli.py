@@ -200,8 +200,8 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
 
     \b
     Example: rulings ask synchro_summoned face_down
-    Events: face_down, temp_banish, flip_face_up. Info kinds: see
-    schema/vocabulary.json (e.g. counters, attack_declared, pendulum_summoned).
+    Events: face_down, temp_banish, flip_face_up. Info kinds: `rulings
+    vocabulary` lists them (e.g. counters, attack_declared, pendulum_summoned).
     """
     with closing(queries.connect(db_path)) as con:
         report = queries.rule_report(con, info_kind, event)

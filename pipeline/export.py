@@ -11,7 +11,8 @@ same database gives the same rows in the same order.
 
 Each file is written under a temporary name and renamed, so an interrupted
 export never leaves a half-written table file; files of DIR that are not the
-export's own are never touched.
+export's own are never touched. A folder that holds table files no export
+wrote (no ``export.json``) is refused.
 """
 
 from __future__ import annotations
@@ -51,13 +52,29 @@ def _literal(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def _target(out_dir: str) -> Path:
+def _target(out_dir: str, tables: list[str]) -> Path:
+    """The folder to write into, made if needed. A folder an earlier export
+    wrote (it holds ``export.json``) has that export's table files removed,
+    whatever their format, so no stale table is left beside the new ones; a
+    folder of the user's holding a file with a table's name is refused."""
     if not out_dir.strip():
         raise UsageError("DIR is empty: name the folder to write the files into", place="DIR")
     target = Path(out_dir)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{out_dir} exists and is not a folder", place="DIR")
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make the folder {out_dir}: {exc.strerror or exc}", place="DIR") from None
+    ours = [target / f"{t}.{ext}" for t in tables for ext, _ in FORMATS.values()]
+    if (target / MANIFEST).is_file():
+        for path in ours:
+            path.unlink(missing_ok=True)
+    else:
+        clash = [p.name for p in ours if p.exists()]
+        if clash:
+            raise UsageError(f"{out_dir} holds {', '.join(clash[:3])}, which no export wrote (no {MANIFEST}); "
+                             "choose an empty or new folder", place="DIR")
     return target
 
 
@@ -71,7 +88,7 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
     started = time.perf_counter()
     con = connect(db_path)
     try:
-        target = _target(out_dir)
+        target = _target(out_dir, list(columns()))
         ext, options = FORMATS[fmt]
         present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                              "WHERE table_schema = 'main'").fetchall()}
@@ -89,6 +106,9 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
     finally:
         con.close()
     manifest = {"format": fmt, "rules_hash": row[0] if row else None,
+                **({"note": "CSV is text: list and struct columns are written as DuckDB's text form of the type "
+                            "named here (e.g. [a, b]); use Parquet or JSON Lines to read them as values"}
+                   if fmt == "csv" else {}),
                 "tables": {t: {"file": f"{t}.{ext}", "rows": n, "columns": described[t]} for t, n in tables.items()}}
     (target / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return ExportSummary(str(target), fmt, tables, time.perf_counter() - started)

@@ -192,7 +192,6 @@ def render(tables: dict, digest: str | None = None) -> str:
 
 JSON_FORMAT = "ocg-rules"
 JSON_FORMAT_VERSION = 1
-JSON_SCHEMA_URL = "https://github.com/rulings/rulings/schema/ocg_rules.schema.json"
 RUNTIME_JS = PROJECT_ROOT / "engine" / "runtime.mjs"
 MARKER_JS = "// ==== RUNTIME ====\n"
 
@@ -210,8 +209,7 @@ def neutral_tables(tables: dict, digest: str) -> dict:
     rule_fields = ("info_kind", "event", "verdict", "condition", "latest_date", "changed_on", "dates", "record_ids",
                    "conflicts", "record_dates")
     return {
-        "$schema": JSON_SCHEMA_URL,
-        "format": JSON_FORMAT,
+        "format": JSON_FORMAT,  # described by schema/ocg_rules.schema.json
         "format_version": JSON_FORMAT_VERSION,
         "generator": f"rulings {__version__}",
         "rules_hash": digest,

@@ -225,3 +225,27 @@ def test_new_scenario_fields_are_validated(engine_module):
     assert error({"turn": 1, "do": "summon", "method": "special", "by": "A", "by_effect": "yes"}) == "events[0].by_effect"
     assert error({"turn": 1, "do": "gain_protection"}) is None
     assert error({"turn": 1, "do": "summon", "by": "A"}) == "events[0].method"
+
+
+def test_odd_arguments_and_histories(engine_module):
+    """Review findings: a list where a name goes, a dict for answer_all, a
+    turn written 1.0, a misspelt option, a monster summoned again, no summon."""
+    with pytest.raises(ValueError, match="unknown info kind"):
+        engine_module.retains(["synchro_summoned"], "face_down")
+    with pytest.raises(KeyError, match="no cited record"):
+        engine_module.citation(None)
+    with pytest.raises(TypeError, match="list of scenarios"):
+        engine_module.answer_all({"id": "x"})
+    ask = {"turn": 2.0, "question": "has", "info_kind": "xyz_summoned"}
+    assert engine_module.answer({"id": "f", "events": [{"turn": 1.0, "do": "summon", "method": "xyz", "by": "A"}],
+                                 "ask": ask})["answer"] is True
+    [bad] = engine_module.answer_all([{"id": "t", "events": [{"turn": 1, "do": "summon", "method": "xyz", "by": "A",
+                                                              "own_procdure": True}], "ask": ask}])
+    assert bad["field"] == "events[0].own_procdure" and "did you mean 'own_procedure'" in bad["error"]
+    again = [{"turn": 1, "do": "summon", "method": "synchro", "by": "A"},
+             {"turn": 3, "do": "summon", "method": "normal", "by": "A"}]
+    assert engine_module.answer({"id": "a", "events": again, "ask": {"turn": 3, "question": "has",
+                                                                      "info_kind": "synchro_summoned"}})["answer"] is False
+    empty = engine_module.answer({"id": "e", "events": [], "ask": {"turn": 2, "question": "can_declare_attack",
+                                                                    "phase": "battle", "player": "B"}})
+    assert empty["answer"] is False and "not on the field" in empty["because"][-1]["summary"]

@@ -110,3 +110,23 @@ def test_a_database_of_another_version_is_named_for_rebuild_before_a_refresh_wri
     with pytest.raises(LoadError, match=r"rules.conflicts is VARCHAR, this version writes STRUCT.*rulings build"):
         check_columns(con, path)
     con.close()
+
+
+def test_a_new_export_replaces_the_old_ones_files_and_refuses_a_users_folder(built, tmp_path):
+    out = tmp_path / "out"
+    export(built[1], str(out), "parquet")
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    export(built[1], str(out), "jsonl")
+    assert not list(out.glob("*.parquet")) and (out / "rules.jsonl").is_file()
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"
+    users = tmp_path / "users"
+    users.mkdir()
+    (users / "rules.parquet").write_bytes(b"the user's own")
+    runner = CliRunner()
+    refused = runner.invoke(main, ["export", str(users), "--db", str(built[1])])
+    assert refused.exit_code == 2 and "which no export wrote" in refused.output
+    assert (users / "rules.parquet").read_bytes() == b"the user's own"
+    a_file = tmp_path / "file"
+    a_file.write_text("x", encoding="utf-8")
+    under_a_file = runner.invoke(main, ["export", str(a_file / "sub"), "--db", str(built[1])])
+    assert under_a_file.exit_code == 2 and "cannot make the folder" in under_a_file.output

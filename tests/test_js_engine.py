@@ -47,6 +47,11 @@ def _scenarios(engine) -> list[dict]:
                 out += [{"id": f"e{n}-{name}-t{turn}-{i}", "events": events, "ask": ask} for i, ask in enumerate(asks)]
     out.append({"id": "no-events", "events": [], "ask": {"turn": 2, "question": "can_declare_attack", "phase": "battle",
                                                           "player": "B"}})
+    out.append({"id": "float-turn", "events": [{"turn": 1.0, "do": "summon", "method": "xyz", "by": "A"}],
+                "ask": {"turn": 2.0, "question": "has", "info_kind": "xyz_summoned"}})
+    out.append({"id": "summoned-again", "events": [{"turn": 1, "do": "summon", "method": "synchro", "by": "A"},
+                                                   {"turn": 3, "do": "summon", "method": "normal", "by": "A"}],
+                "ask": {"turn": 3, "question": "has", "info_kind": "synchro_summoned"}})
     return out
 
 
@@ -66,6 +71,8 @@ MALFORMED = [
     {"id": "k", "events": [{"turn": 3, "do": "battle"}], "ask": {"turn": 2, "question": "can_conduct_battle_phase",
                                                                   "player": "A"}},
     {"id": "l", "events": [], "ask": {"turn": 1, "question": "can_declare_attack", "phase": "main3", "player": "A"}},
+    {"id": "m", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", "own_procdure": True}], "ask": {}},
+    {"id": "n", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters", "phase": "main1"}},
 ]
 
 
@@ -91,7 +98,7 @@ def test_the_javascript_engine_answers_as_the_python_engine(built, engine_module
     out = subprocess.run([NODE, "--test", str(HERE / "js" / "equivalence.test.mjs")], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert "# pass 5" in out.stdout and "# fail 0" in out.stdout
+    assert "# pass 6" in out.stdout and "# fail 0" in out.stdout
 
 
 def test_the_javascript_module_is_byte_stable_and_standalone(built, tmp_path):

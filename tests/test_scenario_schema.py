@@ -50,6 +50,9 @@ BAD = [
     {"id": "x", "events": [], "ask": {"turn": 2, "question": "what"}},
     {"id": "x", "events": [], "ask": {"question": "can_conduct_battle_phase", "player": "A"}},
     {"id": "x", "events": {}, "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", "own_procdure": True}],
+     "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters", "player": "A"}},
 ]
 
 

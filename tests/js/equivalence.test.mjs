@@ -41,6 +41,19 @@ test("answer_all() reports the same malformed field for each bad scenario", () =
   });
 });
 
+test("the tables are frozen and odd arguments are refused", () => {
+  const rule = engine.RULES[0];
+  const before = engine.retains(rule.info_kind, rule.event).verdict;
+  assert.throws(() => { rule.verdict = "changed"; }, TypeError);
+  assert.throws(() => { engine.CITATIONS[Object.keys(engine.CITATIONS)[0]].text = "changed"; }, TypeError);
+  assert.equal(engine.retains(rule.info_kind, rule.event).verdict, before);
+  assert.throws(() => engine.retains([rule.info_kind], [rule.event]), RangeError);
+  assert.throws(() => engine.citation([Object.keys(engine.CITATIONS)[0]]), RangeError);
+  assert.throws(() => engine.answer_all({ id: "x" }), TypeError);
+  const big = engine.answer_all([{ id: "b", events: [], ask: { turn: 1n, question: "can_conduct_battle_phase", player: "A" } }]);
+  assert.equal(big[0].field, "ask.turn");
+});
+
 test("citation() gives the same record for every cited id", () => {
   for (const expected of cases.citations) assert.deepEqual(engine.citation(expected.id), expected);
 });
