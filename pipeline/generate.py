@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
@@ -55,7 +56,7 @@ def vocabulary_tables() -> dict:
     }
 
 
-MAX_CITED = 50  # supporting records an engine rule cites at most (the newest); the database keeps all
+MAX_CITED = 25  # supporting records an engine rule cites at most (the newest); the database keeps all
 
 
 def _newest(record_ids, record_dates, limit: int = MAX_CITED) -> list[int]:
@@ -69,7 +70,8 @@ def _newest(record_ids, record_dates, limit: int = MAX_CITED) -> list[int]:
 
 
 def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: list[Record],
-                  sources: dict[str, tuple[str, str]]) -> dict:
+                  sources: dict[str, tuple[str, str]], texts: Callable[[list[str]], dict[str, str]] | None = None
+                  ) -> dict:
     """The data the engine embeds, as plain sorted structures: the
     :func:`vocabulary_tables`, ``RULES`` (one row per kind and event),
     ``CITATIONS`` (record id -> source, dates, section, text excerpt),
@@ -81,7 +83,10 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
     records (the newest; the database's ``rules.record_ids`` and
     ``rule_citations`` keep them all), and a citation's text is cut to
     :data:`~pipeline.records.EXCERPT_CHARS` characters (``rulings show ID``
-    prints the whole ruling)."""
+    prints the whole ruling). ``texts``: where the cited records' texts
+    come from (record ids -> texts) when ``records`` are slim copies without
+    them (a build reads them back from the database it writes); by default
+    the records' own."""
     rule_rows, cited = [], set()
     for r in sorted(rules, key=lambda r: (r.info_kind, r.event)):
         record_dates = [tuple(c.dates) for c in r.citations if c.role == "supports"]
@@ -98,10 +103,11 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
         cited.update(ids)
         procedural_rows[p.rule_id] = (p.summary, ids, p.dates)
     by_id = {r.id: r for r in records}
+    text_of = texts(sorted(cited)) if texts is not None else {rid: by_id[rid].text for rid in cited}
     citations = {}
     for rid in sorted(cited):
         rec = by_id[rid]
-        citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), excerpt(rec.text))
+        citations[rid] = (rec.source_id, rec.valid_dates, " / ".join(rec.section), excerpt(text_of[rid]))
     used_sources = sorted({c[0] for c in citations.values()})
     return {
         **vocabulary_tables(),

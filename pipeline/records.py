@@ -131,13 +131,14 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 def compile_view(record: Record, ruling_key: str) -> Record:
     """The part of ``record`` compile and the engine read, for the build to
-    hold while the other pages are read: ids, section, role, status, dates,
-    statements, procedural rule ids, the text cut to :func:`excerpt` and
-    ``ruling_key`` (what :func:`pipeline.compile.cite_once` compares) instead
-    of the normalized text; no cards, links, sentences or cells. A few
-    hundred bytes instead of a few kilobytes a record."""
+    hold while the other pages are read: ids, section, role, status, its own
+    valid dates, statements, procedural rule ids and ``ruling_key`` (what
+    :func:`pipeline.compile.cite_once` compares) instead of the normalized
+    text; no text (the build reads the few texts the engine cites back from
+    the database), cards, links, sentences or cells. A few hundred bytes
+    instead of a few kilobytes a record."""
     return Record(record.id, record.source_id, record.seq, record.block, record.section, record.role,
-                  record.channel, record.status, excerpt(record.text), "", dates=record.dates,
+                  record.channel, record.status, "", "", dates=[d for d in record.dates if d.counts],
                   date_from_heading=record.date_from_heading, statements=record.statements,
                   procedural=record.procedural, norm_section=record.norm_section, parent_id=record.parent_id,
                   ruling_key=ruling_key)

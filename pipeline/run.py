@@ -429,7 +429,7 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     result.cpu["compile"] += c1 - c0
 
     tables = _guarded(GenerateError, None, "engine tables", engine_tables, rules, procedural, cited,
-                      {s.id: (s.url, s.licence) for s in sources})
+                      {s.id: (s.url, s.licence) for s in sources}, writer.texts)
     del cited
     records.clear()  # the build's list too: the engine tables hold what they cite, the commit needs none
     result.rules_hash = rules_hash(tables)

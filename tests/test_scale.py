@@ -1,0 +1,81 @@
+"""What keeps a large build's memory and engine bounded (issue 17): the
+engine's citations (newest records, excerpts), the slim records compile
+holds, rows streamed to disk, record ids unique without a primary key."""
+
+import json
+
+import duckdb
+import pytest
+
+from pipeline.compile import Citation, ProceduralRule, Rule, for_compile, ruling_key
+from pipeline.errors import LoadError
+from pipeline.generate import MAX_CITED, engine_tables
+from pipeline.load import check_unique_records, create_schema, write_ndjson
+from pipeline.records import EXCERPT_CHARS, Record, Statement, excerpt
+
+
+def _record(i: int, text: str = "") -> Record:
+    return Record(f"r{i:04d}", "src", i, i, ("面", "节"), "example", "", "current", text or f"裁定{i}。" * 3,
+                  f"裁定{i}。", statements=[Statement("counters", "face_down", "kept")])
+
+
+def test_a_rule_cites_at_most_the_newest_records_with_excerpts():
+    n = MAX_CITED + 15
+    records = [_record(i, "长" * (EXCERPT_CHARS + 50) if i == 14 else "") for i in range(n)]  # 14: among the newest
+    dates = [(f"20{10 + i % 15:02d}-01-{1 + i % 28:02d}",) for i in range(n)]
+    rule = Rule("counters", "face_down", "kept",
+                citations=[Citation(r.id, "src", "supports", "kept", d, "stated") for r, d in zip(records, dates)],
+                conflicts=[{"verdict": "lost", "record_ids": [r.id for r in records], "latest_date": None}])
+    procedural = [ProceduralRule("battle.x", "summary", tuple(r.id for r in records), ())]
+    tables = engine_tables([rule], procedural, records, {"src": ("https://example.org", "CC")})
+    [row] = tables["RULES"]
+    ids, record_dates = row[7], row[9]
+    assert len(ids) == MAX_CITED and len(record_dates) == MAX_CITED
+    newest = sorted(range(n), key=lambda i: (dates[i][0], records[i].id), reverse=True)[:MAX_CITED]
+    assert ids == tuple(records[i].id for i in sorted(newest))  # the newest, in their original order
+    assert [tuple(d) for d in record_dates] == [dates[i] for i in sorted(newest)]
+    assert len(row[8][0]["record_ids"]) == MAX_CITED and len(tables["PROCEDURAL"]["battle.x"][1]) == MAX_CITED
+    long = tables["CITATIONS"][records[14].id][3]
+    assert len(long) == EXCERPT_CHARS and long.endswith("…")
+    assert all(len(c[3]) <= EXCERPT_CHARS for c in tables["CITATIONS"].values())
+    # texts may come from elsewhere (the build reads them back from its database)
+    slim = for_compile(records)
+    from_db = engine_tables([rule], procedural, slim, {}, texts=lambda ids: {i: f"text of {i}" for i in ids})
+    assert {c[3] for c in from_db["CITATIONS"].values()} == {f"text of {i}" for i in from_db["CITATIONS"]}
+
+
+def test_compile_holds_slim_records_that_compile_to_the_same_rules():
+    from pipeline.compile import compile_rules
+
+    records = [_record(i) for i in range(5)] + [Record("r9999", "src", 9, 9, ("面",), "note", "", "current", "无", "无")]
+    slim = for_compile(records)
+    assert [r.id for r in slim] == [r.id for r in records[:5]]  # a record stating nothing is left out
+    assert all(r.text == "" and r.norm == "" and r.cards == [] and r.ruling_key for r in slim)
+    assert [r.ruling_key for r in slim] == [ruling_key(r) for r in records[:5]]
+    full, light = compile_rules(records[:5]), compile_rules(slim)
+    assert [(r.info_kind, r.event, r.verdict, r.record_ids) for r in full] == \
+        [(r.info_kind, r.event, r.verdict, r.record_ids) for r in light]
+
+
+def test_excerpt_keeps_short_text_and_cuts_long_text():
+    assert excerpt("短") == "短" and excerpt("x" * EXCERPT_CHARS) == "x" * EXCERPT_CHARS
+    assert excerpt("x" * (EXCERPT_CHARS + 1)) == "x" * (EXCERPT_CHARS - 1) + "…"
+
+
+def test_rows_are_streamed_to_disk_and_checked(tmp_path):
+    rows = ({"key": f"k{i}", "value": str(i)} for i in range(1000))  # a generator: never a list in memory
+    assert write_ndjson(tmp_path / "b.ndjson", rows, "build_info") == 1000
+    lines = (tmp_path / "b.ndjson").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1000 and json.loads(lines[-1]) == {"key": "k999", "value": "999"}
+    with pytest.raises(LoadError, match="rows of table build_info do not match"):
+        write_ndjson(tmp_path / "c.ndjson", iter([{"key": "k"}]), "build_info")
+
+
+def test_duplicate_record_ids_are_found_without_a_primary_key():
+    con = duckdb.connect()
+    create_schema(con)
+    con.execute("INSERT INTO records (record_id, source_id) VALUES ('r1', 'a'), ('r2', 'a')")
+    check_unique_records(con, "test")
+    con.execute("INSERT INTO records (record_id, source_id) VALUES ('r1', 'b')")
+    with pytest.raises(LoadError, match=r"record ids are not unique: r1 \(2 rows\)"):
+        check_unique_records(con, "test")
