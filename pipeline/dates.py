@@ -37,7 +37,7 @@ YMD_ISO = re.compile(r"(?<![\d/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"
 MDY_US = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RulingDate:
     """A date token: ``raw`` at characters ``start:end``; ``iso`` when valid."""
 

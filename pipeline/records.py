@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from .dates import RulingDate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardMention:
     """A card named in 「」 (or in “”, 《》 when the name is a known card), at
     characters ``start:end`` of the record's text; ``kind`` is ``card``,
@@ -35,7 +35,7 @@ class CardMention:
     quote: str = "「」"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Statement:
     """``info_kind`` x ``event`` -> ``verdict``; ``basis`` is ``stated`` (the record
     says it), ``example`` (the record illustrates the statement of
@@ -57,7 +57,7 @@ class Statement:
         return (self.info_kind, self.event, self.verdict, self.condition, self.basis, self.principle_id)
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a large build holds tens of thousands of records
 class Record:
     """One ruling record: one entry as the page writes it (a line of a
     line-block, a paragraph, a list item's own text, a table row), with all
