@@ -20,7 +20,7 @@ package: ``import engine`` loads the one ``rulings build`` wrote to the data
 folder (``$RULINGS_DATA/engine/ocg_rules.py``, see pipeline/paths.py).
 Before the first build there is none: ``import engine`` and ``import
 engine.runtime`` still work (the runtime needs no rules), and asking for any
-engine name raises ImportError saying to run the build.
+engine name raises ``EngineNotBuilt`` (an AttributeError) saying to run the build.
 """
 
 from __future__ import annotations
@@ -29,32 +29,51 @@ import importlib
 
 
 
-def _from_data_folder():
-    """The engine ``rulings build`` wrote to the data folder of an installed
-    copy (``RULINGS_DATA`` or the user data folder: pipeline/paths.py), or None."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
+def _engine_path():
+    """Where ``rulings build`` writes the engine (pipeline/paths.py: the
+    project's ``engine/ocg_rules.py`` in a checkout, the data folder's when
+    installed or with ``RULINGS_DATA``), or None without the pipeline."""
     try:
         from pipeline.paths import DEFAULT_ENGINE
     except ImportError:  # the engine package copied without the pipeline
         return None
-    if not DEFAULT_ENGINE.is_file() or DEFAULT_ENGINE.resolve() == Path(__file__).with_name("ocg_rules.py").resolve():
+    return DEFAULT_ENGINE
+
+
+def _load():
+    """The generated module: the one at :func:`_engine_path` when that is
+    outside this package (so an installed copy, or a checkout with
+    ``RULINGS_DATA``, never answers from an engine the build did not just
+    write), else ``engine.ocg_rules`` here; None when there is none yet."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = _engine_path()
+    own = Path(__file__).resolve().with_name("ocg_rules.py")
+    if path is not None and path.resolve() != own:
+        if not path.is_file():
+            return None
+        spec = importlib.util.spec_from_file_location(f"{__name__}.ocg_rules", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(f"{__name__}.ocg_rules")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.ocg_rules":
+            raise  # the generated module exists but imports something missing
         return None
-    spec = importlib.util.spec_from_file_location(f"{__name__}.ocg_rules", DEFAULT_ENGINE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
-try:
-    _generated = importlib.import_module(f"{__name__}.ocg_rules")
-except ModuleNotFoundError as exc:
-    if exc.name != f"{__name__}.ocg_rules":
-        raise  # the generated module exists but imports something missing
-    _generated = _from_data_folder()
+class EngineNotBuilt(AttributeError):
+    """An engine name asked for before ``rulings build`` wrote the engine.
+    An AttributeError (the module has no such name yet), so ``from engine
+    import runtime`` and ``getattr(engine, name, default)`` still work."""
+
+
+_generated = _load()
 
 if _generated is not None:
     # The generated module's public names (its __all__), the same objects.
@@ -67,8 +86,5 @@ else:
         """Explain, for any engine name, that the rules are not compiled yet."""
         if name.startswith("__"):
             raise AttributeError(name)
-        try:
-            from pipeline.paths import DEFAULT_ENGINE as where
-        except ImportError:
-            where = "engine/ocg_rules.py"
-        raise ImportError(f"engine.{name}: {where} is not generated yet: run `rulings build` (or `make run`) first")
+        where = _engine_path() or "engine/ocg_rules.py"
+        raise EngineNotBuilt(f"engine.{name}: {where} is not generated yet: run `rulings build` (or `make run`) first")

@@ -153,8 +153,8 @@ function checkChoice(sid, field, value, choices) {
 
 function checkTurn(sid, field, value) {
   // (1.0 is 1 in JavaScript; a BigInt is not a JSON number)
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new ScenarioError(sid, field, `turn must be a whole number from 1, not ${show(value)}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > Number.MAX_SAFE_INTEGER) {
+    throw new ScenarioError(sid, field, `turn must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, not ${show(value)}`);
   }
 }
 

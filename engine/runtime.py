@@ -168,11 +168,14 @@ def _check_choice(sid, field, value, choices):
         raise ScenarioError(sid, field, f"{value!r} is not one of {list(choices)}{_did_you_mean(value, choices)}")
 
 
+_MAX_TURN = 2 ** 53 - 1  # the largest whole number JavaScript holds exactly (the .mjs engine agrees)
+
+
 def _check_turn(sid, field, value):
     # 1.0 is a whole number too (JSON Schema and JavaScript agree)
     whole = (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
-    if not whole or value < 1:
-        raise ScenarioError(sid, field, f"turn must be a whole number from 1, not {value!r}")
+    if not whole or not 1 <= value <= _MAX_TURN:
+        raise ScenarioError(sid, field, f"turn must be a whole number from 1 to {_MAX_TURN}, not {value!r}")
 
 
 def _check_fields(sid, where, obj, fields, key):

@@ -71,17 +71,33 @@ def prepare_corpus(corpus_dir: Path | str) -> Path:
     (``DATA/corpus``, see :mod:`pipeline.paths`) is made on first use as a
     copy of the bundled corpus (manifest, pages, card-name data; no
     snapshots), so that a refresh never writes into the installed package.
-    Any other folder is returned as given."""
+    Any other folder is returned as given. Raises CorpusError when the
+    working corpus folder exists without a manifest, or cannot be made.
+    (A package upgrade does not touch a working corpus made earlier.)"""
     corpus_dir = Path(corpus_dir)
-    if corpus_dir == DEFAULT_CORPUS != BUNDLED_CORPUS and not (corpus_dir / MANIFEST_NAME).exists():
-        import shutil
+    if corpus_dir.resolve() != DEFAULT_CORPUS.resolve() or DEFAULT_CORPUS.resolve() == BUNDLED_CORPUS.resolve():
+        return corpus_dir
+    if (corpus_dir / MANIFEST_NAME).exists():
+        return corpus_dir
+    if corpus_dir.exists():
+        raise CorpusError("the working corpus folder exists but holds no manifest.tsv; remove it to have the bundled "
+                          "corpus copied there again, or pass --corpus", place=str(corpus_dir))
+    import shutil
 
+    staging = None
+    try:
         corpus_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".corpus-", dir=corpus_dir.parent))
         shutil.copytree(BUNDLED_CORPUS, staging / "corpus", ignore=shutil.ignore_patterns("snapshots", "__pycache__",
                                                                                           "__init__.py"))
-        os.replace(staging / "corpus", corpus_dir)  # whole or not at all
-        staging.rmdir()
+        os.rename(staging / "corpus", corpus_dir)  # whole or not at all
+    except OSError as exc:
+        if not (corpus_dir / MANIFEST_NAME).exists():  # (another run copying at the same time has won)
+            raise CorpusError(f"cannot copy the bundled corpus here: {exc.strerror or exc}",
+                              place=str(corpus_dir)) from None
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     return corpus_dir
 
 

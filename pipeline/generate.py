@@ -78,10 +78,11 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
     ``SOURCES`` (source id -> URL, licence) and ``PROCEDURAL`` (rule id ->
     summary, record ids, dates).
 
-    Its size does not grow with the corpus beyond the rules: a rule, an
-    overridden verdict and a procedural rule cite at most :data:`MAX_CITED`
-    records (the newest; the database's ``rules.record_ids`` and
-    ``rule_citations`` keep them all), and a citation's text is cut to
+    Its size does not grow with the corpus beyond the rules: a rule cites at
+    most :data:`MAX_CITED` supporting records (the newest), an overridden
+    verdict and a procedural rule list at most that many record ids (the
+    first by id; they carry no per-record dates); the database's
+    ``rules.record_ids`` and ``rule_citations`` keep them all. A citation's text is cut to
     :data:`~pipeline.records.EXCERPT_CHARS` characters (``rulings show ID``
     prints the whole ruling). ``texts``: where the cited records' texts
     come from (record ids -> texts) when ``records`` are slim copies without

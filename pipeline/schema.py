@@ -247,6 +247,13 @@ def scenario_format() -> dict:
     asked = {q: sorted(f for f, (required, _) in fields.items() if required) for q, fields in fmt["questions"].items()}
     if asked != questions:
         check.fail("$defs.ask.oneOf", f"questions and required fields differ from vocabulary.json's questions {questions}")
+    # the runtime's option gains: summon's from / by_effect / own_procedure, activate_effect's pledge values
+    options = ["summon_from", "summon_by_effect", "summon_own_procedure"]
+    pledge = fmt["events"].get("activate_effect", {}).get("pledge", (False, ()))[1]
+    options += [f"pledge_{v}" for v in (pledge if isinstance(pledge, tuple) else ())]
+    for key in options:
+        if key not in scenario["gains"]:
+            _Checker("vocabulary.json").fail("scenario.gains", f"has no entry {key!r} (an option of {SCENARIO_SCHEMA})")
     modelled = {"summon", "set", "flip_summon", "change_position", "take_control", *scenario["retention_events"]}
     for do in fmt["events"]:
         if do not in modelled and do not in scenario["gains"]:

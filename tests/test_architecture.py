@@ -170,6 +170,8 @@ def test_a_renamed_verdict_fails_the_build_with_one_line_naming_file_and_key(sch
      "$defs.ask.oneOf questions and required fields differ"),
     ("scenario.schema.json", lambda d: d["$defs"]["event"]["oneOf"][4]["properties"].__setitem__("x", {"$ref": "#/$defs/y"}),
      "$defs.event.oneOf[4].properties.x refers to #/$defs/y"),
+    ("vocabulary.json", lambda d: d["scenario"]["gains"].pop("pledge_other"),
+     "scenario.gains has no entry 'pledge_other'"),
     ("vocabulary.json", lambda d: d["scenario"]["gains"].pop("gain_protection"),
      "scenario.gains has no entry for the event 'gain_protection' of scenario.schema.json"),
 ])

@@ -160,9 +160,10 @@ def test_engine_package_imports_before_the_first_build(tmp_path):
     package.mkdir()
     for name in ("__init__.py", "runtime.py"):
         shutil.copyfile(source / name, package / name)
-    code = ("import json, engine.runtime, engine\n"
-            "try:\n    engine.retains\nexcept ImportError as exc:\n    message = str(exc)\n"
-            "print(json.dumps([engine.__all__, message, hasattr(engine.runtime, 'validate')]))")
+    code = ("import json, engine\nfrom engine import runtime\n"
+            "try:\n    engine.retains\nexcept AttributeError as exc:\n    message = str(exc)\n"
+            "assert getattr(engine, 'answer', None) is None\n"
+            "print(json.dumps([engine.__all__, message, hasattr(runtime, 'validate')]))")
     # -S: no site-packages, so the editable install cannot supply the real engine/ocg_rules.py
     out = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, capture_output=True, text=True,
                          env={"PYTHONPATH": str(tmp_path), "PATH": ""})

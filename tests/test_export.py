@@ -124,9 +124,24 @@ def test_a_new_export_replaces_the_old_ones_files_and_refuses_a_users_folder(bui
     (users / "rules.parquet").write_bytes(b"the user's own")
     runner = CliRunner()
     refused = runner.invoke(main, ["export", str(users), "--db", str(built[1])])
-    assert refused.exit_code == 2 and "which no export wrote" in refused.output
+    assert refused.exit_code == 2 and "which no export listed" in refused.output
     assert (users / "rules.parquet").read_bytes() == b"the user's own"
     a_file = tmp_path / "file"
     a_file.write_text("x", encoding="utf-8")
     under_a_file = runner.invoke(main, ["export", str(a_file / "sub"), "--db", str(built[1])])
     assert under_a_file.exit_code == 2 and "cannot make the folder" in under_a_file.output
+
+
+def test_an_export_json_of_someone_elses_is_no_licence_to_delete(built, tmp_path, monkeypatch):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "export.json").write_text('{"tool": "mine"}', encoding="utf-8")
+    (theirs / "sources.csv").write_text("mine", encoding="utf-8")
+    refused = CliRunner().invoke(main, ["export", str(theirs), "--db", str(built[1])])
+    assert refused.exit_code == 2 and "no export listed" in refused.output
+    assert (theirs / "sources.csv").read_text(encoding="utf-8") == "mine"
+    assert (theirs / "export.json").read_text(encoding="utf-8") == '{"tool": "mine"}'
+    # a leading ~ is the home folder, expanded by us (not by DuckDB, which wrote elsewhere)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    summary = export(built[1], "~/tilde", "jsonl")
+    assert summary.out_dir == str(tmp_path / "home" / "tilde") and (tmp_path / "home" / "tilde" / "rules.jsonl").is_file()

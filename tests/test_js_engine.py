@@ -73,6 +73,7 @@ MALFORMED = [
     {"id": "l", "events": [], "ask": {"turn": 1, "question": "can_declare_attack", "phase": "main3", "player": "A"}},
     {"id": "m", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", "own_procdure": True}], "ask": {}},
     {"id": "n", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters", "phase": "main1"}},
+    {"id": "o", "events": [], "ask": {"turn": 2 ** 53 + 1, "question": "can_conduct_battle_phase", "player": "A"}},
 ]
 
 

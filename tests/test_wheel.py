@@ -82,12 +82,14 @@ def test_an_installed_copy_builds_and_answers_from_any_folder(installed, tmp_pat
     vocabulary = _run(venv, env, tmp_path, "vocabulary", "--json")
     assert vocabulary.returncode == 0 and len(json.loads(vocabulary.stdout)["info_kinds"]) == 32
     # import engine in the installed copy finds the engine the build wrote to the data folder
-    code = "import engine, pipeline; print(engine.retains('pendulum_summoned', 'face_down').verdict, pipeline.__file__)"
+    code = ("import engine, pipeline; print(engine.retains('pendulum_summoned', 'face_down').verdict, pipeline.__file__, "
+            "engine.RULES_HASH)")
     out = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=anywhere, env=env, capture_output=True,
                          text=True)
     assert out.returncode == 0, out.stderr
-    verdict, where = out.stdout.split()
+    verdict, where, digest = out.stdout.split()
     assert verdict == "lost" and where.startswith(str(purelib))
+    assert digest == summary["rules_hash"]  # the engine this build wrote, not one the wheel may carry
     assert not (anywhere / "build").exists() and list(anywhere.iterdir()) == []  # nothing written into the cwd
 
 
@@ -111,3 +113,22 @@ def test_an_installed_copy_builds_the_bundled_corpus_into_the_user_data_folder(i
     assert (data / "corpus" / "manifest.tsv").is_file() and (data / "rulings.duckdb").is_file()
     asked = _run(venv, env, tmp_path, "ask", "synchro_summoned", "face_down", "--json")
     assert asked.returncode == 0 and json.loads(asked.stdout)["verdict"] == "kept"
+
+
+def test_the_working_corpus_is_copied_once_whole_and_a_broken_one_is_named(tmp_path, monkeypatch):
+    import pipeline.corpus as corpus
+    from pipeline.errors import CorpusError
+
+    working = tmp_path / "data" / "corpus"
+    monkeypatch.setattr(corpus, "DEFAULT_CORPUS", working)
+    assert corpus.prepare_corpus(working) == working
+    assert len(corpus.load_manifest(working)) == len(corpus.load_manifest(corpus.BUNDLED_CORPUS))
+    assert [p.name for p in (tmp_path / "data").iterdir()] == ["corpus"]  # no staging copy left behind
+    (working / "pages" / "note.txt").write_text("a refresh's", encoding="utf-8")
+    assert corpus.prepare_corpus(working) == working and (working / "pages" / "note.txt").exists()  # copied once
+    other = tmp_path / "other"
+    assert corpus.prepare_corpus(other) == other and not other.exists()  # any other folder is left as given
+    monkeypatch.setattr(corpus, "DEFAULT_CORPUS", tmp_path / "half")
+    (tmp_path / "half").mkdir()
+    with pytest.raises(CorpusError, match="holds no manifest.tsv"):
+        corpus.prepare_corpus(tmp_path / "half")
