@@ -26,16 +26,22 @@ engine name raises ``EngineNotBuilt`` (an AttributeError) saying to run the buil
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 
 
 def _engine_path():
     """Where ``rulings build`` writes the engine (pipeline/paths.py: the
     project's ``engine/ocg_rules.py`` in a checkout, the data folder's when
-    installed or with ``RULINGS_DATA``), or None without the pipeline."""
+    installed or with ``RULINGS_DATA``), or None when this package is not the
+    one beside that pipeline (a copy elsewhere uses its own module)."""
+    from pathlib import Path
+
     try:
-        from pipeline.paths import DEFAULT_ENGINE
+        from pipeline.paths import DEFAULT_ENGINE, PROJECT_ROOT
     except ImportError:  # the engine package copied without the pipeline
+        return None
+    if (PROJECT_ROOT / "engine").resolve() != Path(__file__).resolve().parent:
         return None
     return DEFAULT_ENGINE
 
@@ -86,5 +92,5 @@ else:
         """Explain, for any engine name, that the rules are not compiled yet."""
         if name.startswith("__"):
             raise AttributeError(name)
-        where = _engine_path() or "engine/ocg_rules.py"
+        where = _engine_path() or Path(__file__).with_name("ocg_rules.py")
         raise EngineNotBuilt(f"engine.{name}: {where} is not generated yet: run `rulings build` (or `make run`) first")
