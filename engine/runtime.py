@@ -110,10 +110,9 @@ def retains(info_kind, event):
     (anything but a name of INFO_KINDS and EVENTS)."""
     if isinstance(info_kind, str) and isinstance(event, str) and (info_kind, event) in _RETENTION:
         return _RETENTION[(info_kind, event)]
-    else:
-        if not isinstance(info_kind, str) or info_kind not in _KIND_SET:
-            raise ValueError(f"unknown info kind {info_kind!r}{_did_you_mean(info_kind, INFO_KINDS)}") from None
-        raise ValueError(f"unknown event {event!r}{_did_you_mean(event, EVENTS)}") from None
+    if not isinstance(info_kind, str) or info_kind not in _KIND_SET:
+        raise ValueError(f"unknown info kind {info_kind!r}{_did_you_mean(info_kind, INFO_KINDS)}")
+    raise ValueError(f"unknown event {event!r}{_did_you_mean(event, EVENTS)}")
 
 
 def citation(record_id):
@@ -254,6 +253,7 @@ class _Monster:
     """
 
     def __init__(self):
+        self.event = ""  # the event being replayed
         self.restart()
 
     def restart(self):
@@ -266,7 +266,6 @@ class _Monster:
         self.face_down = False
         self.because = {}  # info kind -> retention rules applied to it, in order
         self.origin = {}  # info kind -> the event that last gave it ("turn 3: summon")
-        self.event = getattr(self, "event", "")  # the event being replayed
 
     def gain(self, kind, turn):
         """Give the monster ``kind``; ValueError for a kind outside INFO_KINDS

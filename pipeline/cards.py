@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import csv
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -88,18 +89,13 @@ class CardIndex:
             if card.name_en:
                 self._add(self.by_key, match_key(card.name_en), card)
         names = {c.name_zh_cn for c in by_passcode.values() if c.name_zh_cn}
-        if community is not None and community.is_file():
-            for row in read_names(community):
-                try:
-                    card = by_passcode.get(int(row["password"]))
-                except (TypeError, ValueError):
-                    continue
-                name = (row.get("name_zh_community") or "").strip()
-                if card is None or not name:
-                    continue
-                names.add(name)
-                self._add(self.community_exact, name, card)
-                self._add(self.community_key, name_key(name), card)
+        for passcode, name in community_names(community):
+            card = by_passcode.get(passcode)
+            if card is None:
+                continue
+            names.add(name)
+            self._add(self.community_exact, name, card)
+            self._add(self.community_key, name_key(name), card)
         self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
 
     def is_archetype(self, name: str, minimum: int = 2) -> bool:
@@ -173,13 +169,30 @@ def card_names() -> dict[int, dict[str, str]]:
         for language in NAME_LANGUAGES:
             if row.get(language) and language not in entry:
                 entry[language] = row[language]
-    if COMMUNITY_NAMES.is_file():
-        for row in read_names(COMMUNITY_NAMES):
-            try:
-                entry = names.get(int(row["password"]))
-            except (TypeError, ValueError):
-                continue
-            name = (row.get("name_zh_community") or "").strip()
-            if entry is not None and name:
-                entry.setdefault("zh-community", name)
+    for passcode, name in community_names(COMMUNITY_NAMES):
+        if passcode in names:
+            names[passcode].setdefault("zh-community", name)
     return names
+
+
+def community_names(path: Path | None) -> Iterator[tuple[int, str]]:
+    """(passcode, community Chinese name) of each usable row of the community
+    table at ``path`` (none when there is no such file)."""
+    if path is None or not path.is_file():
+        return
+    for row in read_names(path):
+        try:
+            passcode = int(row["password"])
+        except (TypeError, ValueError):
+            continue
+        name = (row.get("name_zh_community") or "").strip()
+        if name:
+            yield passcode, name
+
+
+def card_name_key(language: str, name: str) -> str:
+    """The search key of a card name of ``language`` (a column of
+    :func:`card_names`): :func:`~pipeline.chinese.name_key` for Chinese
+    names, :func:`~pipeline.chinese.match_key` for the others, as
+    card_mentions.match_key and card_names.name_key are made."""
+    return name_key(name) if language.startswith("zh") else match_key(name)

@@ -30,8 +30,8 @@ import duckdb
 import orjson
 from filelock import FileLock, Timeout
 
-from .cards import CardLink, card_index, card_names
-from .chinese import match_key, name_key, to_simplified
+from .cards import CardLink, card_index, card_name_key, card_names
+from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .dates import RulingDate
@@ -186,11 +186,9 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, 
 def card_name_rows() -> tuple[tuple[int, str, str, str], ...]:
     """Rows of ``card_names`` (passcode, language, name, name_key): every
     name of ``corpus/data/card-names.tsv`` and the community table with its
-    key (:func:`pipeline.chinese.name_key` for Chinese names,
-    :func:`~pipeline.chinese.match_key` for the others, as
-    card_mentions.match_key is made). About 83,000 rows, 1 s of OpenCC:
+    key (:func:`pipeline.cards.card_name_key`). About 83,000 rows, 1 s of OpenCC:
     computed once per process."""
-    return tuple((passcode, language, name, name_key(name) if language.startswith("zh") else match_key(name))
+    return tuple((passcode, language, name, card_name_key(language, name))
                  for passcode, names in sorted(card_names().items()) for language, name in sorted(names.items()))
 
 

@@ -289,8 +289,7 @@ def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tu
         since = max(0, last - 1)
     elif not 0 <= since <= last:
         raise UsageError(f"no run {since}: the runs are 1 to {last} (0 lists every change)", place="--since")
-    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    if "record_changes" not in tables:
+    if not _has_table(con, "record_changes"):
         return since, []
     return since, _dicts(con, """
         SELECT c.run_id, u.started_at, c.change, c.record_id, c.source_id, r.section_path, r.status, r.text
@@ -303,12 +302,9 @@ def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tu
 # --------------------------------------------------------------------------- cards
 
 def _card_keys(names: dict[str, str]) -> set[str]:
-    from .chinese import match_key, name_key  # OpenCC loads only when a card is looked up
+    from .cards import card_name_key  # OpenCC loads only when a card is looked up
 
-    keys = set()
-    for language, name in names.items():
-        keys.add(name_key(name) if language.startswith("zh") else match_key(name))
-    return keys
+    return {card_name_key(language, name) for language, name in names.items()}
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:

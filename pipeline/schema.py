@@ -214,7 +214,6 @@ def _branches(check: _Checker, schema: dict, name: str, tag: str) -> dict[str, d
         required = check.get(branch, "required", list, where)
         out[value] = {field: (field in required, _field_spec(check, schema, f"{where}.properties.{field}", spec))
                       for field, spec in props.items() if field != tag}
-        out[value].update({f: (True, "turn") for f in required if f == "turn"})
     return out
 
 
