@@ -214,13 +214,20 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
             frozen: frozenset[str] = frozenset()) -> list[tuple[Record, Statement]]:
     """Set the rule's verdict, condition, conflicts and changed_on; return the
     (record, statement) pairs that support the verdict."""
-    by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
+    # An exception ("但是…": basis exception) never decides a rule the other rulings make.
+    deciding = [(r, s) for r, s in items if s.basis != "exception"] or items
+    exceptions: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
     for r, s in items:
+        if (r, s) not in deciding:
+            exceptions[s.verdict].append((r, s, _effective_date(r, s, examples)))
+    by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
+    for r, s in deciding:
         by_verdict[s.verdict].append((r, s, _effective_date(r, s, examples)))
-    conditions = sorted({s.condition for _, s in items if s.condition})
+    conditions = sorted({s.condition for _, s in deciding if s.condition})
     if conditions and len(by_verdict) > 1:
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
-        return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]]
+        return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]] + [
+            (r, s) for v in sorted(exceptions) for r, s, _ in exceptions[v]]
     # The later ruling wins; on equal dates a live page over a frozen extract; then the
     # better supported verdict; then a fixed order.
     order = statement_verdicts()
@@ -232,13 +239,17 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
 
     ranked = sorted(by_verdict, key=rank, reverse=True)
     rule.verdict = ranked[0]
-    for v in ranked[1:]:
-        rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in by_verdict[v]}),
-                               "latest_date": max(d for _, _, d in by_verdict[v]) or None})
-        for r, s, _ in by_verdict[v]:
-            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
-    lost_dates = [c["latest_date"] for c in rule.conflicts if c["latest_date"]]
+    lost_dates = [max(d for _, _, d in by_verdict[v]) for v in ranked[1:]]
+    lost_dates = [d for d in lost_dates if d]
+    for v in ranked[1:] + [v for v in sorted(exceptions) if v != rule.verdict and v not in by_verdict]:
+        against = by_verdict[v] + [x for x in exceptions.get(v, []) if x not in by_verdict[v]]
+        rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in against}),
+                               "latest_date": max(d for _, _, d in against) or None})
+        for r, s, _ in against:
+            rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
+    # An exception that agrees with the rule supports it like any other ruling.
+    by_verdict[rule.verdict] += [x for x in exceptions.get(rule.verdict, []) if x not in by_verdict[rule.verdict]]
     # A re-publication day stands for an earlier ruling: it is no change of ruling.
     if lost_dates and win_date and win_date > max(lost_dates) and win_date not in republication_dates():
         rule.changed_on = win_date

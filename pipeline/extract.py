@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import defaultdict
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -96,8 +97,11 @@ def _retention_patterns() -> list[dict]:
         patterns += [{"label": f"EVENT|{event}", "pattern": term} for term in terms]
     for verdict, terms in t["verdicts"].items():
         patterns += [{"label": f"VERDICT|{verdict}", "pattern": term} for term in terms]
+    for key in ("outcomes", "abilities", "freedoms"):
+        for value, terms in t[key].items():
+            patterns += [{"label": f"OUTCOME|{value}", "pattern": term} for term in terms]
     for key, label in (("sequel", "SEQUEL"), ("same", "SAME"), ("all_kinds", "ALL"),
-                       ("hypothetical", "HYPO"), ("out_of_scope", "SCOPE")):
+                       ("hypothetical", "HYPO"), ("out_of_scope", "SCOPE"), ("continuity", "CONTINUITY")):
         patterns += [{"label": label, "pattern": term} for term in t[key]]
     return patterns
 
@@ -514,7 +518,7 @@ def fill_heading_dates(records: list[Record]) -> None:
 
 @dataclass
 class _Term:
-    kind: str  # KIND, KIND*, EVENT, VERDICT, SEQUEL, SAME, ALL, HYPO, SCOPE
+    kind: str  # KIND, KIND*, EVENT, VERDICT, OUTCOME, SEQUEL, SAME, ALL, HYPO, SCOPE, CONTINUITY
     value: str
     start: int
     end: int
@@ -554,7 +558,22 @@ def _terms(doc: Doc, text: str) -> list[_Term]:
         if label == "VERDICT" and value in _FLIPPED and _negated(text, a, terms):
             value = _FLIPPED[value]
         terms.append(_Term(label, value, a, b))
-    return terms
+    return _drop_listed_events(terms, text)
+
+
+def _drop_listed_events(terms: list[_Term], text: str) -> list[_Term]:
+    """Without the event words that are items of a list of ways a monster
+    came to be (``召唤·特殊召唤·反转·反转召唤``: 反转 joined by ``·`` to a
+    kind) rather than something that happens to it."""
+    def listed(i: int) -> bool:
+        x = terms[i]
+        before = terms[i - 1] if i else None
+        after = terms[i + 1] if i + 1 < len(terms) else None
+        return ((before is not None and before.kind == "KIND" and before.end == x.start - 1
+                 and text[x.start - 1] == "·")
+                or (after is not None and after.kind == "KIND" and after.start == x.end + 1
+                    and text[x.end] == "·"))
+    return [x for i, x in enumerate(terms) if x.kind != "EVENT" or not listed(i)]
 
 
 _FLIPPED = {"kept": "lost", "lost": "kept"}
@@ -602,6 +621,41 @@ class _Context:
     strict: bool = False  # outside a topic section: any kind, but only as the verdict's object
 
 
+def _without_history(terms: list[_Term], text: str) -> list[_Term]:
+    """Without the event words that describe the monster's past rather than
+    what happens to it (``当回合反转的怪兽…被一时除外``: an event word followed
+    by ``的``, not by ``的场合`` or another of ``case_nouns``, when another
+    event comes later in the sentence)."""
+    last_event = max((i for i, x in enumerate(terms) if x.kind == "EVENT"), default=-1)
+    cases = tuple("的" + noun for noun in retention_terms()["case_nouns"])  # 变成里侧的场合: the case itself
+
+    def history(i: int, x: _Term) -> bool:
+        return (x.kind == "EVENT" and i < last_event and text.startswith("的", x.end)
+                and not text.startswith(cases, x.end))
+    return [x for i, x in enumerate(terms) if not history(i, x)]
+
+
+def _after_flip(terms: list[_Term]) -> list[_Term]:
+    """The terms of a case at resolution time (``处理时``: the monster was
+    face-down when the effect resolved, which is no retention event) that
+    still speak of retention: from its first later flip (``之后反转成表侧表示``,
+    ``再反转``) on, that flip its event; the kinds named before stay as its
+    subject. Empty when the case has no later flip."""
+    for i, x in enumerate(terms):
+        if (x.kind == "EVENT" and x.value == "flip_face_up") or x.kind == "SEQUEL":
+            flip = _Term("EVENT", "flip_face_up", x.start, x.end)
+            return [y for y in terms[:i] if y.kind in ("KIND", "KIND*")] + [flip] + terms[i + 1:]
+    return []
+
+
+def _subject_of_verdict(terms: list[_Term], i: int, text: str) -> bool:
+    """Whether the kind ``terms[i]`` is what the verdict right after it speaks
+    of (``攻击力复原``, ``守备力都不会再上升``: at most 2 characters between)."""
+    nxt = terms[i + 1] if i + 1 < len(terms) else None
+    return (nxt is not None and nxt.kind in ("VERDICT", "OUTCOME") and nxt.start - terms[i].end <= 2
+            and not _clause_delimiter().search(text[terms[i].end:nxt.start]))
+
+
 def _outside_parens(text: str) -> str:
     return re.sub(r"（[^（）]*）|\([^()]*\)", "", text)
 
@@ -610,96 +664,247 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
                          all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
     """Statements of one sentence (``text``, the text of ``doc``) and the
     kinds it spoke of (for the next sentence)."""
-    t = retention_terms()
-    if any(term in _outside_parens(text) for term in t["out_of_scope"]):
-        return [], None
-    terms = _terms(doc, text)
-    allowed = frozenset(all_kinds) if ctx.strict else ctx.allowed | ({ctx.default} if ctx.default else set())
-    statements: list[Statement] = []
-    pending: list[str] = []
-    seen_events: list[str] = []
-    subject: list[str] = []
-    last_kinds: list[str] | None = None
-    last_verdict: str | None = None
-    condition = ""
+    terms = _without_history(_terms(doc, text), text)
+    if any(term in _outside_parens(text) for term in retention_terms()["out_of_scope"]):
+        terms = _after_flip(terms)
+        if not terms:
+            return [], None
+    return _SentenceReader(text, terms, ctx, all_kinds).read()
 
-    every_kind = [k for k in all_kinds if k not in t["all_kinds_except"]]
 
-    def emit(kinds: list[str], events: list[str], verdict: str) -> None:
-        for k in (every_kind if kinds == ["*"] else kinds):
-            for e in events:
-                s = Statement(k, e, verdict, condition)
-                if s not in statements:
-                    statements.append(s)
+class _SentenceReader:
+    """Reads a sentence clause by clause (clauses: :func:`_clause_bounds`).
 
-    for a, b in _clause_bounds(text):
-        clause_terms = [x for x in terms if a <= x.start and x.end <= b]
-        clause_text = text[a:b].strip()
-        has_verdict = any(x.kind in ("VERDICT", "SAME") for x in clause_terms)
-        if not has_verdict and any(clause_text.startswith(o) for o in t["condition_openers"]):
-            condition = clause_text
-            continue
-        kinds_before: list[str] = []
-        other_kind = False  # the clause names a kind this section does not treat: it speaks of that one
-        hypothetical = False
+    Events gather as *pending* until a verdict word (不再是, 仍然是: the
+    kinds named after it, else before it, else the sentence's subject, the
+    block's or the section's) or, in a topic section, an outcome word
+    (仍然可以发动, 不能再发动: :func:`_outcome_kinds`) or a continuity
+    phrase (持续…表侧表示) says what became of them. ``；`` starts a case
+    of its own; ``如果是…`` sets the condition of what follows."""
+
+    def __init__(self, text: str, terms: list[_Term], ctx: _Context, all_kinds: list[str]):
+        self.t = retention_terms()
+        self.text, self.terms, self.ctx = text, terms, ctx
+        self.specific = _specific_kinds(tuple(all_kinds))
+        self.allowed = frozenset(all_kinds) if ctx.strict else (
+            ctx.allowed | ({ctx.default} if ctx.default else set()) | self.specific)
+        self.every_kind = [k for k in all_kinds if k not in self.t["all_kinds_except"]]
+        self.statements: list[Statement] = []
+        self.pending: list[str] = []  # events not yet given a verdict
+        self.seen_events: list[str] = []
+        self.outcome_events: list[str] = []  # the events the last outcome word spoke of
+        self.subject: list[str] = []  # kinds named before the first verdict
+        self.recent: list[str] = []  # the kinds of the last clause that named any
+        self.last_kinds: list[str] | None = None
+        self.last_verdict: str | None = None
+        self.condition = ""
+        self.case_from = 0  # where the case being read began: after the last statement made
+        self.cases: dict[Statement, str] = {}
+        self.from_outcome: set[Statement] = set()  # read from an outcome word, not a verdict word
+        # the clause being read
+        self.kinds_before: list[str] = []
+        self.other_kind = False  # it names a kind this section does not treat: it speaks of that one
+        self.hypothetical = False
+        self.has_verdict = False
+
+    def read(self) -> tuple[list[Statement], list[str] | None]:
+        for a, b in _clause_bounds(self.text):
+            self._clause(a, b)
+        # A verdict word outranks an outcome word on the same kind and event:
+        # "…不会再因这个效果送去墓地，不会归还控制权" keeps control.
+        said = {(s.info_kind, s.event) for s in self.statements if s not in self.from_outcome}
+        statements = [s for s in self.statements if s not in self.from_outcome or (s.info_kind, s.event) not in said]
+        exception = self.text.lstrip().startswith(tuple(self.t["exception_openers"]))
+        return _with_cases(statements, self.cases, exception), self.last_kinds
+
+    def _clause(self, a: int, b: int) -> None:
+        if a and self.text[a - 1] in self.t["case_separators"]:
+            self.pending, self.outcome_events = [], []  # a case of its own: the events before are not its events
+        terms = [x for x in self.terms if a <= x.start and x.end <= b]
+        clause_text = self.text[a:b].strip()
+        self.has_verdict = any(x.kind in ("VERDICT", "SAME") for x in terms)
+        if not self.has_verdict and clause_text.startswith(tuple(self.t["condition_openers"])):
+            self.condition = clause_text
+            return
+        self.kinds_before, self.other_kind, self.hypothetical = [], False, False
         i = 0
-        while i < len(clause_terms):
-            x = clause_terms[i]
+        while i < len(terms):
+            x = terms[i]
             if x.kind in ("KIND", "KIND*"):
-                if x.kind == "KIND*" or x.value in allowed:
-                    kinds_before.append(x.value)
-                else:
-                    other_kind = True
+                self._kind(terms, i)
             elif x.kind == "EVENT":
-                if ctx.strict and text[x.start:x.end] in t["events_in_topics_only"]:
-                    i += 1
-                    continue
-                pending.append(x.value)
-                seen_events.append(x.value)
+                self._event(x)
             elif x.kind == "HYPO":
-                hypothetical = True
+                self.hypothetical = True
+            elif x.kind == "CONTINUITY":
+                self._continuity(x)
+            elif x.kind == "OUTCOME":
+                self._outcome(x, b)
             elif x.kind in ("VERDICT", "SAME"):
-                # Object kinds: those named after the verdict, up to the next verdict.
-                objects: list[str] = []
-                j = i + 1
-                while j < len(clause_terms) and clause_terms[j].kind not in ("VERDICT", "SAME", "EVENT"):
-                    y = clause_terms[j]
-                    if y.kind == "ALL":
-                        objects = ["*"]
-                    elif y.kind in ("KIND", "KIND*") and (y.kind == "KIND*" or y.value in allowed):
-                        objects.append(y.value)
-                    elif y.kind == "KIND":
-                        other_kind = True
-                    j += 1
-                if not hypothetical:
-                    if x.kind == "SAME":
-                        if last_verdict is None and ctx.section_last and kinds_before:
-                            # "等级...也一样复原": the events of the section's last statement.
-                            pending = pending or list(ctx.section_last[1])
-                            last_verdict = ctx.section_last[2]
-                            last_kinds = ctx.section_last[0]
-                        verdict, kinds = last_verdict, objects or kinds_before or last_kinds
-                    elif ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
-                        verdict, kinds = x.value, objects
-                    else:
-                        verdict = x.value
-                        kinds = objects or kinds_before or ([] if other_kind else (
-                            last_kinds or subject or ctx.block_kinds or ([ctx.default] if ctx.default else [])))
-                    if x.value == "not_applicable":
-                        event = t["not_applicable_events"].get(text[x.start:x.end])
-                        if verdict and kinds and event:
-                            emit(kinds, [event], verdict)
-                    else:
-                        events = pending or (seen_events if objects and objects != last_kinds else [])
-                        if verdict and kinds and events:
-                            emit(kinds, list(dict.fromkeys(events)), verdict)
-                            last_kinds, last_verdict, pending = kinds, verdict, []
-                i = j
+                i = self._verdict(terms, i, b)
                 continue
             i += 1
-        if not last_kinds and kinds_before:
-            subject = list(dict.fromkeys(subject + kinds_before))
-    return statements, last_kinds
+        if not self.last_kinds and self.kinds_before:
+            self.subject = list(dict.fromkeys(self.subject + self.kinds_before))
+        self.recent = self.kinds_before or self.recent
+
+    def _emit(self, kinds: list[str], events: list[str], verdict: str, at: int) -> None:
+        for k in (self.every_kind if kinds == ["*"] else kinds):
+            for e in events:
+                s = Statement(k, e, verdict, self.condition)
+                if s not in self.statements:
+                    self.statements.append(s)
+                    self.cases[s] = self.text[self.case_from:at]
+
+    def _kind(self, terms: list[_Term], i: int) -> None:
+        x = terms[i]
+        if x.kind == "KIND*" or x.value in self.allowed or _subject_of_verdict(terms, i, self.text):
+            self.kinds_before.append(x.value)
+        else:
+            self.other_kind = True
+
+    def _event(self, x: _Term) -> None:
+        if self.ctx.strict and self.text[x.start:x.end] in self.t["events_in_topics_only"]:
+            return
+        self.pending.append(x.value)
+        self.seen_events.append(x.value)
+
+    def _continuity(self, x: _Term) -> None:
+        """"must stay face-up on the field until…": lost when it does not."""
+        if self.ctx.strict:
+            return
+        # the kinds named, not the summons listed for the span (召唤·特殊召唤·反转召唤到…为止)
+        kinds = [k for k in self.kinds_before or self.subject if k in self.specific] or (
+            [self.ctx.default] if self.ctx.default else [])
+        if kinds:
+            events = self.t["continuity_events"]
+            self._emit(kinds, events, "lost", x.start)
+            self.from_outcome.update(s for s in self.statements if s.event in events)
+
+    def _outcome(self, x: _Term, clause_end: int) -> None:
+        """What became of the effect resting on the information: only in a
+        topic section, only where the clause has no verdict word."""
+        named = self.kinds_before or self.last_kinds or self.recent or self.subject
+        kinds = _outcome_kinds(x, named, self.ctx, self.text, clause_end)
+        # A flip itself frees a monster to attack: "free" after a flip shows nothing.
+        events = [e for e in dict.fromkeys(self.pending) if x.value != "free" or e != "flip_face_up"]
+        if self.ctx.strict or self.hypothetical or self.has_verdict or not (kinds and events):
+            return
+        for kind in kinds:
+            self._emit([kind], events, _outcome_verdict(x.value, kind), x.start)
+            self.from_outcome.update(s for s in self.statements if s.info_kind == kind and s.event in events)
+        self.last_kinds, self.last_verdict, self.pending = kinds, _outcome_verdict(x.value, kinds[0]), []
+        self.outcome_events = events  # a verdict word after it may speak of them too
+        self.case_from = clause_end + 1  # the next case starts with the next clause
+
+    def _verdict(self, terms: list[_Term], i: int, clause_end: int) -> int:
+        """A verdict word (or 也一样) at ``terms[i]``; returns the index of
+        the first term after its object kinds."""
+        x = terms[i]
+        # Object kinds: those named after the verdict, up to the next verdict.
+        objects: list[str] = []
+        j = i + 1
+        while j < len(terms) and terms[j].kind not in ("VERDICT", "SAME", "EVENT"):
+            y = terms[j]
+            if y.kind == "ALL":
+                objects = ["*"]
+            elif y.kind in ("KIND", "KIND*") and (y.kind == "KIND*" or y.value in self.allowed):
+                objects.append(y.value)
+            elif y.kind == "KIND":
+                self.other_kind = True
+            j += 1
+        if self.hypothetical:
+            return j
+        verdict, kinds = self._verdict_kinds(x, objects)
+        if x.value == "not_applicable":
+            event = self.t["not_applicable_events"].get(self.text[x.start:x.end])
+            if verdict and kinds and event:
+                self._emit(kinds, [event], verdict, x.start)
+            return j
+        events = self.pending or self.outcome_events or (
+            self.seen_events if objects and objects != self.last_kinds else [])
+        if verdict and kinds and events:
+            self._emit(kinds, list(dict.fromkeys(events)), verdict, x.start)
+            self.last_kinds, self.last_verdict, self.pending, self.outcome_events = kinds, verdict, [], []
+            self.case_from = clause_end + 1  # the next case starts with the next clause
+        return j
+
+    def _verdict_kinds(self, x: _Term, objects: list[str]) -> tuple[str | None, list[str] | None]:
+        if x.kind == "SAME":
+            if self.last_verdict is None and self.ctx.section_last and self.kinds_before:
+                # "等级...也一样复原": the events of the section's last statement.
+                self.pending = self.pending or list(self.ctx.section_last[1])
+                self.last_verdict = self.ctx.section_last[2]
+                self.last_kinds = self.ctx.section_last[0]
+            return self.last_verdict, objects or self.kinds_before or self.last_kinds
+        if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
+            return x.value, objects
+        fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
+                                               or ([self.ctx.default] if self.ctx.default else []))
+        return x.value, objects or self.kinds_before or fallback
+
+
+def _with_cases(statements: list[Statement], cases: dict[Statement, str], exception: bool) -> list[Statement]:
+    """Statements that hold in a case only take the case's words as their
+    condition (unless they state one): those of a sentence that says kept
+    and lost of the same kind and event (``在召唤的回合…仍然不能攻击；在反转
+    召唤的回合…可以攻击``: compile sees a conditional rule, not a conflict),
+    and those of a sentence opening with an exception word (``但是``; basis
+    ``exception``: compile lists it, it never overturns the rule)."""
+    verdicts: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for s in statements:
+        verdicts[(s.info_kind, s.event)].add(s.verdict)
+    return [Statement(s.info_kind, s.event, s.verdict, s.condition or _case_words(cases[s]),
+                      "exception" if exception else s.basis)
+            if exception or (len(verdicts[(s.info_kind, s.event)]) > 1 and not s.condition) else s
+            for s in statements]
+
+
+def _case_words(case: str) -> str:
+    return _clause_delimiter().sub(" ", case).strip()
+
+
+_FREEDOMS = ("free", "bound")
+
+
+def _outcome_kinds(x: _Term, named: list[str], ctx: _Context, text: str, clause_end: int) -> list[str]:
+    """The kinds an outcome word speaks of: those the ruling names, else the
+    section's default. A freedom (可以攻击) needs a named kind or a
+    restricting default (what stood in the way must be known); an ability
+    (不能发动) only counts for the monster's own effect: ``效果`` within
+    ``ability_object_window`` characters after it, or the clause ending
+    within them (``②效果不能发动``, ``可以发动·适用``), not ``不能发动魔法·陷阱卡``."""
+    t = retention_terms()
+    default = [ctx.default] if ctx.default else ctx.block_kinds or []
+    if x.value in _FREEDOMS:
+        return named or [k for k in default if k in t["restricting_kinds"]]
+    if x.value in ("able", "unable"):
+        window = t["ability_object_window"] + len(t["ability_object"])
+        after = text[x.end:clause_end]
+        if len(after) > t["ability_object_window"] and t["ability_object"] not in after[:window]:
+            return []
+    return named or default
+
+
+@lru_cache(maxsize=4)
+def _specific_kinds(all_kinds: tuple[str, ...]) -> frozenset[str]:
+    """Kinds read in any retention topic section: all but ``generic_kinds``."""
+    return frozenset(all_kinds) - frozenset(retention_terms()["generic_kinds"])
+
+
+def _outcome_verdict(outcome: str, kind: str) -> str:
+    """kept/lost shown by an outcome word of ``schema/retention_terms.json``:
+    ``outcomes`` say kept or lost as such; ``abilities`` (able/unable to
+    activate the effect) say kept when able for a kind that enables an
+    effect, lost when able for one of ``restricting_kinds``; ``freedoms``
+    (free/bound to attack or change position) say the restriction is lost
+    when free."""
+    if outcome in ("kept", "lost"):
+        return outcome
+    if outcome in _FREEDOMS:
+        return "lost" if outcome == "free" else "kept"
+    restricting = kind in retention_terms()["restricting_kinds"]
+    return "kept" if (outcome == "able") != restricting else "lost"
 
 
 @lru_cache(maxsize=1)
@@ -779,7 +984,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
                     block_kinds[record.block] = kinds
                 section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
                                          sorted({x.event for x in statements}), statements[-1].verdict)
-        if any(x.basis == "stated" for x in record.statements) and not superseded:
+        if any(x.basis in ("stated", "exception") for x in record.statements) and not superseded:
             if last_role.get(record.block) == "example":
                 principles[record.block] = []
             last_role[record.block] = "principle"
@@ -808,7 +1013,7 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
     made: dict[tuple[str, str, str], Record] = {}
     for principle in principles:
         for s in principle.statements:
-            if s.basis == "stated":
+            if s.basis in ("stated", "exception"):  # an example of an exception is one too
                 made.setdefault((s.info_kind, s.event, s.verdict), principle)
     shown: list[Statement] = []
     events: set[str] = set()
@@ -822,7 +1027,7 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
         shown += [Statement(*s.key[:4], dates=dates) for s in said]
         if any(term in _outside_parens(sentence.norm) for term in out_of_scope):
             continue  # a case at resolution time (处理时) shows no retained information
-        for term in _terms(sentence.doc, sentence.norm):
+        for term in _without_history(_terms(sentence.doc, sentence.norm), sentence.norm):
             if term.kind == "EVENT":
                 events.add(term.value)
             elif term.kind in ("KIND", "KIND*"):
@@ -833,10 +1038,12 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
                                        "example" if principle else "stated", principle.id if principle else "",
                                        s.dates))
     contradicted = {(s.info_kind, s.event) for s in shown}
+    own_events = {s.event for s in shown}  # an event the example speaks of in its own words
     for principle in principles:
         every_kind = _all_kind_keys(principle.statements, len(all_kinds))
         for s in principle.statements:
-            if (s.basis != "stated" or s.event not in events or (s.event, s.verdict) in every_kind
+            if (s.basis != "stated" or s.event not in events or s.event in own_events
+                    or (s.event, s.verdict) in every_kind
                     or (s.info_kind, s.event) in contradicted or (named and s.info_kind not in named)):
                 continue
             record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition, "example", principle.id))

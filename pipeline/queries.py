@@ -267,7 +267,7 @@ def score_statements(con: duckdb.DuckDBPyConnection, units: list[dict]) -> dict:
 def _page_records(con: duckdb.DuckDBPyConnection, source: str) -> list[dict]:
     rows = con.execute("""
         SELECT r.record_id, r.text,
-               list(DISTINCT [s.info_kind, s.event, s.verdict]) FILTER (WHERE s.basis IN ('stated', 'example')),
+               list(DISTINCT [s.info_kind, s.event, s.verdict]) FILTER (WHERE s.basis <> 'withdrawn'),
                (SELECT list(d.date::VARCHAR) FROM record_dates d
                 WHERE d.record_id = r.record_id AND d.valid AND d.kind <> 'reference')
         FROM records r LEFT JOIN statements s USING (record_id)

@@ -39,7 +39,9 @@ class CardMention:
 class Statement:
     """``info_kind`` x ``event`` -> ``verdict``; ``basis`` is ``stated`` (the record
     says it), ``example`` (the record illustrates the statement of
-    ``principle_id``) or ``withdrawn`` (a struck-through sentence of the record said it); ``dates`` are the valid ISO dates of the sentences
+    ``principle_id``), ``withdrawn`` (a struck-through sentence of the record said it)
+    or ``exception`` (a sentence opening with 但是 states a case apart: compile
+    never lets it overturn a rule); ``dates`` are the valid ISO dates of the sentences
     that make it (a ruling line may hold several dated rulings), empty when
     those sentences carry none (the record's dates then stand for it)."""
 

@@ -288,13 +288,16 @@ def statement_verdicts() -> list[str]:
 # --------------------------------------------------------------------------- retention_terms.json
 
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
-                   "events_in_topics_only")
+                   "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers")
 
 
 @lru_cache(maxsize=1)
 def retention_terms() -> dict:
     """``schema/retention_terms.json``: the term lists of statement extraction
-    (kinds, events and verdicts, each term list keyed by a vocabulary id),
+    (kinds, events and verdicts, each term list keyed by a vocabulary id;
+    the outcome words: ``outcomes`` kept/lost, ``abilities`` able/unable,
+    ``freedoms`` free/bound, with ``restricting_kinds``, ``ability_object``
+    and the ``continuity`` phrases with their ``continuity_events``),
     the word lists of :data:`TERM_WORD_LISTS` (negators among them), the
     kinds an "every kind" sentence leaves out (``all_kinds_except``), the
     re-publication days of the official database (``republication_dates``)
@@ -304,14 +307,24 @@ def retention_terms() -> dict:
     check = _Checker("retention_terms.json")
     kinds, evts, verds = info_kinds(), events(), statement_verdicts()
     for section, known, what in (("kinds", kinds, "an info kind"), ("kinds_anywhere", kinds, "an info kind"),
-                                 ("events", evts, "an event"), ("verdicts", verds, "a verdict")):
+                                 ("events", evts, "an event"), ("verdicts", verds, "a verdict"),
+                                 ("outcomes", ("kept", "lost"), "kept or lost"),
+                                 ("abilities", ("able", "unable"), "able or unable"),
+                                 ("freedoms", ("free", "bound"), "free or bound")):
         for key, terms in check.get(data, section, dict).items():
             check.member(f"{section}.{key}", key, known, what)
             check.words({key: terms}, key, section)
     for key in TERM_WORD_LISTS:
         check.words(data, key)
-    for i, kind in enumerate(check.get(data, "all_kinds_except", list)):
-        check.member(f"all_kinds_except[{i}]", kind, kinds, "an info kind")
+    if not check.get(data, "ability_object", str):
+        check.fail("ability_object", "must be a non-empty string")
+    if isinstance(data.get("ability_object_window"), bool) or check.get(data, "ability_object_window", int) < 0:
+        check.fail("ability_object_window", "must be a whole number of characters, 0 or more")
+    for i, event in enumerate(check.get(data, "continuity_events", list)):
+        check.member(f"continuity_events[{i}]", event, evts, "an event")
+    for key in ("all_kinds_except", "restricting_kinds", "generic_kinds"):
+        for i, kind in enumerate(check.get(data, key, list)):
+            check.member(f"{key}[{i}]", kind, kinds, "an info kind")
     for i, day in enumerate(check.get(data, "republication_dates", list)):
         if not isinstance(day, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
             check.fail(f"republication_dates[{i}]", "must be an ISO date (YYYY-MM-DD)")

@@ -119,7 +119,7 @@ CREATE TABLE IF NOT EXISTS statements (
     event        VARCHAR,
     verdict      VARCHAR,               -- kept | lost | not_applicable
     condition    VARCHAR,               -- '' or the stated condition
-    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence)
+    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence) | exception (但是…: never decides)
     principle_id VARCHAR,               -- for examples: the record they illustrate
     dates        DATE[]                 -- dates of the sentences that state it (empty: the record's dates)
 );

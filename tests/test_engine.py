@@ -75,10 +75,14 @@ def _face_down_then_flip_attack():
 def test_retention_table_drives_scenario_answers(tmp_path):
     """attack_declared is kept on face_down in the corpus, so a monster that
     attacked, was turned face-down and flipped cannot attack again; a corpus
-    edit that makes it lost changes that answer."""
+    edit that makes it lost changes that answer. The edit turns both
+    principles and the two examples that show kept in their own words
+    (「狱火机·路西弗格」, 「急袭猛禽-穿刺伯劳」): an example is a ruling of its own."""
     sources = ["seed-000-battle-position", "seed-003-battle-phase", "ocg-rule-c03-face-down-temp-banish"]
     edits = [("进行了攻击宣言的情报在变成里侧表示后不会丢失", "进行了攻击宣言的情报在变成里侧表示后丢失"),
-             ("『攻击过』的情报在变成里侧表示后不会丢失", "『攻击过』的情报在变成里侧表示后丢失")]
+             ("『攻击过』的情报在变成里侧表示后不会丢失", "『攻击过』的情报在变成里侧表示后丢失"),
+             ("由于攻击过的事实不会因变成里侧消失，仍然不能发动①效果", "由于攻击过的事实因变成里侧消失，可以发动①效果"),
+             ("变成里侧再反转，②效果可以发动", "变成里侧再反转，②效果不能发动")]
     for name, corpus_edits in (("kept", {}), ("lost", {"ocg-rule-c03-face-down-temp-banish": edits})):
         corpus = make_corpus(tmp_path / name, sources, corpus_edits)
         build(corpus, tmp_path / f"{name}.duckdb", tmp_path / f"{name}.py")
@@ -202,8 +206,11 @@ def test_every_info_kind_can_be_given_by_some_scenario_event(engine_module):
     assert given["pledge_other"] == {"turn": 1, "do": "activate_effect", "pledge": "other"}
 
 
-def test_the_conditional_rule_is_reachable_from_a_scenario(engine_module):
-    [rule] = [r for r in engine_module.RULES if r[2] == "conditional"]
+@pytest.mark.parametrize("pair", ["summoned_by_own_procedure/temp_banish", "summoned_this_turn/face_down"])
+def test_each_conditional_rule_is_reachable_from_a_scenario(engine_module, pair):
+    conditional = {f"{r[0]}/{r[1]}": r for r in engine_module.RULES if r[2] == "conditional"}
+    assert sorted(conditional) == ["summoned_by_own_procedure/temp_banish", "summoned_this_turn/face_down"]
+    rule = conditional[pair]
     kind, event = rule[0], rule[1]
     do = {v: k for k, v in engine_module.RETENTION_EVENTS.items()}[event]
     opts = {"summoned_by_own_procedure": {"own_procedure": True}, "summoned_by_specific_effect": {"by_effect": True}}

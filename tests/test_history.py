@@ -57,7 +57,10 @@ def test_a_live_page_wins_over_its_frozen_extract_on_equal_dates(tmp_path):
     data = json.loads(out.output)
     assert data["verdict"] == "lost"
     assert {c["source"] for c in data["citations"] if c["role"] == "supports"} == {PAGE}
-    assert [(c["source"], c["dates"]) for c in data["citations"] if c["role"] == "conflicts"] == [(SEED, ["2016-01-08"])]
+    # The seed's copy of the edited ruling, and the page's example that shows kept in its own
+    # words (「幻龙星-嘲风」…可以发动②效果, 15/2/13): both disagree, neither decides.
+    assert [(c["source"], c["dates"]) for c in data["citations"] if c["role"] == "conflicts"] == [
+        (PAGE, ["2015-02-13"]), (SEED, ["2016-01-08"])]
 
 
 def test_each_ruling_is_cited_once_from_the_live_page(tmp_path):

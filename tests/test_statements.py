@@ -101,7 +101,7 @@ def test_every_citation_states_its_rules_kind_and_event(built):
         SELECT c.info_kind, c.event, c.record_id FROM rule_citations c JOIN rules r USING (info_kind, event)
         WHERE c.role = 'supports' AND r.verdict <> 'not_applicable'
           AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.record_id = c.record_id AND s.info_kind = c.info_kind
-                          AND s.event = c.event AND s.basis IN ('stated', 'example'))""").fetchall()
+                          AND s.event = c.event AND s.basis IN ('stated', 'example', 'exception'))""").fetchall()
     assert bad == []
     assert con.execute("""SELECT count(*) FROM rule_citations c JOIN records r USING (record_id)
                           WHERE c.role = 'supports' AND r.status <> 'current'""").fetchone()[0] == 0
@@ -109,11 +109,13 @@ def test_every_citation_states_its_rules_kind_and_event(built):
 
 def test_a_clause_about_a_kind_the_section_does_not_treat_is_not_given_the_sections_kind():
     """Under 何时出场 (default summoned_this_turn), "仍然是「X」的效果特殊召唤的" speaks of how it was
-    summoned, not of when: it must not become summoned_this_turn kept (it contradicted 不再持有何时出场的情报)."""
+    summoned, not of when: it must not become summoned_this_turn kept (it contradicted 不再持有何时出场的情报).
+    It is what it says of being summoned by 甲's effect: kept (a kind named by words of its own is
+    read in any topic section)."""
     text = ("「甲」的效果特殊召唤的「乙」被一时除外，回到场上后仍然是「甲」的效果特殊召唤的，"
             "但不再持有何时出场的情报。24/5/30")
     [got] = statements([text], section=("里侧·一时除外", "何时出场"))
-    assert got == {("summoned_this_turn", "temp_banish", "lost")}
+    assert got == {("summoned_this_turn", "temp_banish", "lost"), ("summoned_by_own_procedure", "temp_banish", "kept")}
 
 
 # --------------------------------------------------------------------------- every page, every language

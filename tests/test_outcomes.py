@@ -1,0 +1,182 @@
+"""Statements read from what became of an effect (issue 13): outcome words
+(仍然 / 不能再), abilities (可以发动) and freedoms (可以攻击) with their
+polarity, continuity conditions, cases, exceptions, history, resolution-time
+flips. Every word list of schema/retention_terms.json involved has a case
+here, most of them in wordings the bundled pages do not use."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline import schema
+from pipeline.compile import compile_rules
+from pipeline.extract import extract
+from pipeline.normalize import Block, Line, Page
+from pipeline.schema import info_kinds
+
+TOPIC = "里侧·一时除外"
+
+
+def records(lines: list[str], heading: str, example_after: int | None = None):
+    texts = list(lines)
+    if example_after is not None:
+        texts.insert(example_after, "例：")
+    page = Page("p", "zh", "Hans", "CN", "", [Block(0, (TOPIC, heading), [Line(t) for t in texts])])
+    return extract(page, info_kinds())
+
+
+def said(text: str, heading: str) -> set[tuple[str, str, str]]:
+    [record] = records([text], heading)
+    return {(s.info_kind, s.event, s.verdict) for s in record.statements}
+
+
+@pytest.mark.parametrize("text, heading, expected", [
+    # outcomes: the effect still works (kept) / works no more (lost); the kind is the one named
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后仍然要在结束阶段发动②效果。", "用何出场",
+     {("summoned_by_own_procedure", "temp_banish", "kept")}),
+    ("自身①的方法特殊召唤的「甲」变成里侧表示后再反转，不能再发动②效果。", "用何出场",
+     {("summoned_by_own_procedure", "face_down", "lost")}),
+    # no kind named: the section's default
+    ("「乙」为素材S召唤的「甲」被一时除外后，①效果不会再适用。", "用何出场",
+     {("summon_materials", "temp_banish", "lost")}),
+])
+def test_outcome_words_show_kept_or_lost(text, heading, expected):
+    assert said(text, heading) == expected
+
+
+@pytest.mark.parametrize("text, heading, expected", [
+    # an effect the information enables: able = kept, unable = lost
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后被破坏的场合，可以发动②效果。", "用何出场",
+     {("summoned_by_own_procedure", "temp_banish", "kept")}),
+    ("自身①的方法特殊召唤的「甲」变成里侧表示，之后被破坏的场合不能发动效果。", "用何出场",
+     {("summoned_by_own_procedure", "face_down", "lost")}),
+    # a restriction (restricting_kinds): able = the restriction is lost
+    ("「甲」的效果适用后，那只怪兽变成里侧表示的场合，可以发动效果。", "持续取对象",
+     {("continuous_target_link", "face_down", "lost")}),
+    ("「甲」的效果适用后，那只怪兽变成里侧表示的场合，不能发动效果。", "持续取对象",
+     {("continuous_target_link", "face_down", "kept")}),
+])
+def test_abilities_take_their_polarity_from_the_kind(text, heading, expected):
+    assert said(text, heading) == expected
+
+
+def test_an_ability_counts_only_for_the_monsters_own_effect():
+    """``不能发动魔法·陷阱卡`` is about the opponent: no ``效果`` after it (ability_object)."""
+    text = "「甲」的效果适用的怪兽被一时除外后回到场上的场合，对方不能发动魔法·陷阱卡。"
+    assert said(text, "添加buff") == set()
+
+
+@pytest.mark.parametrize("text, heading, expected", [
+    ("和「甲」战斗过的「乙」变成里侧表示后，可以改变表示形式。", "攻击过·战斗过·战斗破坏怪兽",
+     {("battled", "face_down", "lost")}),
+    # still bound through both events the case names
+    ("「甲」的效果的对象怪兽变成里侧表示，翻开后也不能攻击。", "持续取对象",
+     {("continuous_target_link", "face_down", "kept"), ("continuous_target_link", "flip_face_up", "kept")}),
+    # a flip itself frees a monster to attack: that shows nothing
+    ("「甲」的效果夺取控制权的怪兽翻开的场合，可以攻击。", "控制权", set()),
+    # a freedom needs a named kind or a restricting default (用何出场's summon_materials is neither)
+    ("「甲」的效果把怪兽盖放后，再被一时除外的场合，那个怪兽可以改变表示形式了。", "用何出场", set()),
+])
+def test_freedoms_show_a_restriction_lost_or_kept(text, heading, expected):
+    assert said(text, heading) == expected
+
+
+def test_continuity_means_lost_on_face_down_and_temp_banish():
+    text = "自身②的方法特殊召唤的「甲」在到下次的准备阶段持续在场上表侧表示的场合才会发动③效果。"
+    assert said(text, "何时出场") == {("summoned_by_own_procedure", "face_down", "lost"),
+                                   ("summoned_by_own_procedure", "temp_banish", "lost")}
+
+
+def test_a_case_separator_ends_the_events_of_the_case_before():
+    text = ("自身记述的召唤方法召唤的「甲」变成里侧表示再翻开的场合，结束阶段不会发动效果；"
+            "被一时除外再回到场上的场合，结束阶段仍然会发动效果。")
+    assert said(text, "用何出场") == {("summoned_by_own_procedure", "face_down", "lost"),
+                                  ("summoned_by_own_procedure", "temp_banish", "kept")}
+
+
+def test_an_event_describing_the_past_is_not_the_event():
+    """当回合反转的怪兽 is a flipped monster, not a flip; 变成里侧表示的场合 is the case itself."""
+    assert said("当回合反转的怪兽持有『反转的回合』发动的效果时，被一时除外的场合，回到场上后不能再发动这类效果。",
+                "何时出场") == {("flipped", "temp_banish", "lost")}
+    assert said("「甲」用②效果召唤后，变成里侧表示的场合③效果不再适用。", "用何出场") == {
+        ("summoned_by_own_procedure", "face_down", "lost")}
+
+
+def test_a_resolution_time_case_speaks_only_of_its_later_flip():
+    text = "「甲」的效果处理时，对象怪兽变成里侧表示的场合，仍然适用，那个怪兽之后反转成表侧表示的场合仍然不能攻击。"
+    assert said(text, "持续取对象") == {("continuous_target_link", "flip_face_up", "kept")}
+
+
+def test_a_generic_kind_right_before_its_verdict_is_read():
+    """攻击力 is generic (also just describes a monster); right before 复原 it is what is lost."""
+    text = "自身记述的召唤方法特殊召唤的「甲」被一时除外的场合，回到场上后攻击力复原。"
+    assert said(text, "用何出场") == {("stat_changes", "temp_banish", "lost")}
+
+
+def test_a_verdict_word_outranks_an_outcome_word():
+    text = "「甲」的效果永久转移控制权的怪兽变成里侧的场合，不会再因这个效果送去墓地，不会归还控制权。"
+    assert said(text, "控制权") == {("control_permanent", "face_down", "kept")}
+
+
+def test_outcomes_are_not_read_outside_topic_sections():
+    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("2018", "备注"), [
+        Line("自身①的方法特殊召唤的「甲」被一时除外，回到场上后仍然可以发动②效果。")])])
+    [record] = extract(page, info_kinds())
+    assert record.statements == []
+
+
+def test_two_cases_in_one_ruling_make_a_conditional_rule():
+    text = ("『这张卡在召唤·特殊召唤的回合不能攻击』的怪兽在召唤·特殊召唤的回合变成里侧表示再反转，仍然不能攻击；"
+            "在反转召唤的回合变成里侧表示再反转，可以攻击。")
+    [record] = records([text], "何时出场")
+    got = {(s.verdict, s.condition) for s in record.statements if s.event == "face_down"}
+    assert got == {("kept", "『这张卡在召唤·特殊召唤的回合不能攻击』的怪兽在召唤·特殊召唤的回合变成里侧表示再反转"),
+                   ("lost", "在反转召唤的回合变成里侧表示再反转")}
+    [rule] = [r for r in compile_rules([record]) if (r.info_kind, r.event) == ("summoned_this_turn", "face_down")]
+    assert rule.verdict == "conditional" and "在反转召唤的回合" in rule.condition
+
+
+def test_an_exception_never_overturns_the_rule():
+    """但是… states a case apart (basis exception): listed among the conflicts,
+    even when dated later; it makes no change of ruling."""
+    principle = "上级·融合·S召唤的怪兽被一时除外后，失去用何怪兽召唤的情报。"
+    example = "用「甲」为素材S召唤的「乙」被一时除外后，②效果不能再发动。18/7/13"
+    exception = "但是，被解放的卡和素材等本身没有失去联系，被一时除外后的S怪兽使用「同调解除」，还能特殊召唤S素材。19/9/2"
+    recs = records([principle, example, exception], "用何出场")
+    assert [s.basis for s in recs[2].statements] == ["exception"]
+    [rule] = [r for r in compile_rules(recs) if (r.info_kind, r.event) == ("summon_materials", "temp_banish")]
+    assert (rule.verdict, rule.changed_on) == ("lost", None)
+    assert rule.conflicts == [{"verdict": "kept", "record_ids": [recs[2].id], "latest_date": "2019-09-02"}]
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("outcomes", {"kept": ["仍然"], "maybe": ["也许"]}, "outcomes.maybe is not kept or lost"),
+    ("abilities", {"able": []}, "must be a non-empty list"),
+    ("freedoms", {"free": ["可以攻击"], "loose": ["x"]}, "freedoms.loose is not free or bound"),
+    ("restricting_kinds", ["pledge"], "restricting_kinds[0] is not an info kind"),
+    ("generic_kinds", ["summoned"], "generic_kinds[0] is not an info kind"),
+    ("continuity_events", ["leave_field"], "continuity_events[0] is not an event"),
+    ("ability_object", "", "ability_object must be a non-empty string"),
+    ("ability_object_window", -1, "ability_object_window must be a whole number"),
+    ("case_nouns", [], "case_nouns must be a non-empty list"),
+    ("exception_openers", None, "exception_openers must be a list"),
+])
+def test_the_outcome_word_lists_are_checked(monkeypatch, key, value, message):
+    real = schema._json
+
+    def edited(name):
+        data = real(name)
+        if name == "retention_terms.json":
+            data = json.loads(json.dumps(data))
+            data[key] = value
+        return data
+
+    monkeypatch.setattr(schema, "_json", edited)
+    schema.retention_terms.cache_clear()
+    try:
+        with pytest.raises(schema.SchemaError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            schema.retention_terms()
+    finally:
+        schema.retention_terms.cache_clear()
