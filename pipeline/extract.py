@@ -739,7 +739,7 @@ class _SentenceReader:
             elif x.kind == "CONTINUITY":
                 self._continuity(x)
             elif x.kind == "OUTCOME":
-                self._outcome(x, b)
+                self._outcome(terms, i, b)
             elif x.kind in ("VERDICT", "SAME"):
                 i = self._verdict(terms, i, b)
                 continue
@@ -781,10 +781,18 @@ class _SentenceReader:
             self._emit(kinds, events, "lost", x.start)
             self.from_outcome.update(s for s in self.statements if s.event in events)
 
-    def _outcome(self, x: _Term, clause_end: int) -> None:
+    def _outcome(self, terms: list[_Term], i: int, clause_end: int) -> None:
         """What became of the effect resting on the information: only in a
-        topic section, only where the clause has no verdict word."""
-        named = self.kinds_before or self.last_kinds or self.recent or self.subject
+        topic section, only where the clause has no verdict word. Its kind is
+        the one named right after it (``不会再转移控制权``), else before."""
+        x = terms[i]
+        objects = []
+        for y in terms[i + 1:]:
+            if y.kind not in ("KIND", "KIND*"):
+                break
+            if y.kind == "KIND*" or y.value in self.allowed:
+                objects.append(y.value)
+        named = objects or self.kinds_before or self.last_kinds or self.recent or self.subject
         kinds = _outcome_kinds(x, named, self.ctx, self.text, clause_end)
         # A flip itself frees a monster to attack: "free" after a flip shows nothing.
         events = [e for e in dict.fromkeys(self.pending) if x.value != "free" or e != "flip_face_up"]
@@ -824,7 +832,10 @@ class _SentenceReader:
         events = self.pending or self.outcome_events or (
             self.seen_events if objects and objects != self.last_kinds else [])
         if verdict and kinds and events:
-            self._emit(kinds, list(dict.fromkeys(events)), verdict, x.start)
+            word = self.text[x.start:x.end]
+            for kind in (self.every_kind if kinds == ["*"] else kinds):
+                scheduled = word in self.t["scheduled_kinds"].get(kind, ())  # "不会归还控制权": it will not happen
+                self._emit([kind], list(dict.fromkeys(events)), "lost" if scheduled else verdict, x.start)
             self.last_kinds, self.last_verdict, self.pending, self.outcome_events = kinds, verdict, [], []
             self.case_from = clause_end + 1  # the next case starts with the next clause
         return j

@@ -214,8 +214,10 @@ def _triples(statements, kinds: list[str]) -> set[tuple[str, str, str]]:
     out = set()
     for st in statements:
         kind = st["info_kind"]
-        if kind.startswith("other:"):
-            continue
+        if kind.startswith("other:"):  # a candidate kind: scored once the vocabulary has it
+            kind = kind.removeprefix("other:")
+            if kind not in kinds:
+                continue
         for k in ([x for x in kinds if x != "link_summoned"] if kind == "*" else [kind]):
             out.add((SAME_CLASS.get(k, k), st["event"], st["verdict"]))
     return out
@@ -227,7 +229,8 @@ def score_statements(con: duckdb.DuckDBPyConnection, units: list[dict]) -> dict:
     records of its page (a source id containing the unit's ``source``) whose
     text (whitespace removed) lies inside the unit's text or holds its quote;
     sets of (kind, event, verdict) are compared, ``*`` is every kind but
-    link_summoned, ``other:`` kinds and ``skip`` units are not scored. Only
+    link_summoned, ``other:NAME`` kinds (candidates) are scored as NAME
+    once the vocabulary has that kind, and ``skip`` units are not scored. Only
     what a record states or shows as an example counts (not what its
     struck-through part said). Returns ``{"units": [{"n", "section", "text",
     "missing", "extra", "dates_missing"}...] (units with a miss),

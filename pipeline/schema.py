@@ -320,6 +320,12 @@ def retention_terms() -> dict:
         check.fail("ability_object", "must be a non-empty string")
     if isinstance(data.get("ability_object_window"), bool) or check.get(data, "ability_object_window", int) < 0:
         check.fail("ability_object_window", "must be a whole number of characters, 0 or more")
+    for kind, words in check.get(data, "scheduled_kinds", dict).items():
+        check.member(f"scheduled_kinds.{kind}", kind, kinds, "an info kind")
+        check.words({kind: words}, kind, "scheduled_kinds")
+        for word in words:
+            if word not in data["verdicts"].get("kept", []):
+                check.fail(f"scheduled_kinds.{kind}", f"{word!r} is not a term of verdicts.kept")
     for i, event in enumerate(check.get(data, "continuity_events", list)):
         check.member(f"continuity_events[{i}]", event, evts, "an event")
     for key in ("all_kinds_except", "restricting_kinds", "generic_kinds"):

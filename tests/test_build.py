@@ -20,7 +20,7 @@ def test_bundled_build_summary(built):
     assert site_pages == 34  # the whole OCG-Rule-documentation site
     assert (result.sources, result.pages_ok) == (site_pages + 6, site_pages + 6)  # + 3 seeds + 3 English texts
     assert result.procedural_rules == 14  # seeds 000 and 003: every rule of schema/procedural_rules.json
-    assert sum(result.rules_by_verdict.values()) == 32 * 3  # every (kind, event) pair has a row
+    assert sum(result.rules_by_verdict.values()) == 35 * 3  # every (kind, event) pair has a row
     assert result.rules_by_verdict.get("unknown", 0) == 0
     con = duckdb.connect(str(db), read_only=True)
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}

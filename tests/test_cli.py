@@ -30,7 +30,7 @@ def test_build_prints_summary_and_writes_outputs(tmp_path):
     result = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
     assert result.exit_code == 0, result.output
     assert "records          225 (" in result.output
-    assert "rules            96:" in result.output
+    assert "rules            105:" in result.output
     assert db.is_file() and engine.is_file()
     data = json.loads(run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--json").output)
     assert data["sources"] == 2 and data["records"] == 225 and data["errors"] == []
@@ -86,7 +86,7 @@ def test_sql_readme_queries(built):
                                  "WHERE c.norm_name = '月之书'", "--db", db, "--json").output)
     assert len(moon) >= 10
     table = run("sql", "SELECT info_kind, event, verdict FROM rules ORDER BY ALL", "--db", db)
-    assert "(96 rows)" in table.output
+    assert "(105 rows)" in table.output
 
 
 def test_sql_is_read_only_by_default(built):

@@ -206,16 +206,25 @@ def test_every_info_kind_can_be_given_by_some_scenario_event(engine_module):
     assert given["pledge_other"] == {"turn": 1, "do": "activate_effect", "pledge": "other"}
 
 
-@pytest.mark.parametrize("pair", ["summoned_by_own_procedure/temp_banish", "summoned_this_turn/face_down"])
+CONDITIONAL = ["effect_count/face_down", "effect_count/temp_banish", "summoned_by_own_procedure/temp_banish",
+               "summoned_this_turn/face_down"]
+
+
+@pytest.mark.parametrize("pair", CONDITIONAL)
 def test_each_conditional_rule_is_reachable_from_a_scenario(engine_module, pair):
+    """A summon, the event that gives the kind (found among the format's
+    events), then the rule's event: the answer is unknown, with the rule's
+    condition and records as the reason."""
     conditional = {f"{r[0]}/{r[1]}": r for r in engine_module.RULES if r[2] == "conditional"}
-    assert sorted(conditional) == ["summoned_by_own_procedure/temp_banish", "summoned_this_turn/face_down"]
+    assert sorted(conditional) == CONDITIONAL
     rule = conditional[pair]
     kind, event = rule[0], rule[1]
     do = {v: k for k, v in engine_module.RETENTION_EVENTS.items()}[event]
-    opts = {"summoned_by_own_procedure": {"own_procedure": True}, "summoned_by_specific_effect": {"by_effect": True}}
-    scenario = {"id": "c", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", **opts.get(kind, {})},
-                                      {"turn": 1, "do": do}],
+    summon = {"turn": 1, "do": "summon", "method": "special", "by": "A"}
+    giving = [e for e in _minimal_events(engine_module) if engine_module.answer(
+        {"id": "g", "events": [e], "ask": {"turn": 1, "question": "has", "info_kind": kind}})["answer"] is True][0]
+    events = [giving] if giving["do"] == "summon" else [summon, giving]
+    scenario = {"id": "c", "events": events + [{"turn": 1, "do": do}],
                 "ask": {"turn": 1, "question": "has", "info_kind": kind}}
     result = engine_module.answer(scenario)
     assert result["answer"] == "unknown"

@@ -162,6 +162,8 @@ def test_an_exception_never_overturns_the_rule():
     ("ability_object_window", -1, "ability_object_window must be a whole number"),
     ("case_nouns", [], "case_nouns must be a non-empty list"),
     ("exception_openers", None, "exception_openers must be a list"),
+    ("scheduled_kinds", {"delayed_control_transfer": ["归还"]}, "'归还' is not a term of verdicts.kept"),
+    ("scheduled_kinds", {"delayed_control": ["不会归还控制权"]}, "scheduled_kinds.delayed_control is not an info kind"),
 ])
 def test_the_outcome_word_lists_are_checked(monkeypatch, key, value, message):
     real = schema._json
@@ -180,3 +182,41 @@ def test_the_outcome_word_lists_are_checked(monkeypatch, key, value, message):
             schema.retention_terms()
     finally:
         schema.retention_terms.cache_clear()
+
+
+# --------------------------------------------------------------------------- kinds added for issue 13
+
+def test_a_scheduled_transfer_that_will_not_happen_is_lost():
+    """For control taken, 不会归还控制权 says control stays (kept); for a
+    delayed transfer of control (scheduled_kinds) it says the transfer will
+    not happen: lost."""
+    assert said("「甲」的效果夺取了控制权的怪兽被一时除外，回到场上后不会归还控制权。", "控制权") == set()  # no kind named
+    assert said("记述了延时转移控制权的「甲」被一时除外，回到场上后不会归还控制权。", "控制权") == {
+        ("delayed_control_transfer", "temp_banish", "lost")}
+    assert said("通过「甲」的效果永久转移控制权的怪兽被一时除外，回到场上后不会归还控制权。", "控制权") == {
+        ("control_permanent", "temp_banish", "kept")}
+    assert said("那只怪兽被一时除外，回到场上后不会再转移控制权。", "控制权") == {
+        ("delayed_control_transfer", "temp_banish", "lost")}  # the kind named right after the outcome word
+
+
+def test_counts_kept_by_two_sorts_of_effect_make_a_conditional_rule():
+    lines = ["对于「甲」等效果，变成里侧表示或离场的场合，计数归零。", "对于「乙」等效果，变成里侧表示或离场的场合，不影响计数。"]
+    recs = records(lines, "计数")
+    assert [{(s.info_kind, s.event, s.verdict, s.condition) for s in r.statements} for r in recs] == [
+        {("effect_count", "face_down", "lost", "对于「甲」等效果"), ("effect_count", "temp_banish", "lost", "对于「甲」等效果")},
+        {("effect_count", "face_down", "kept", "对于「乙」等效果"), ("effect_count", "temp_banish", "kept", "对于「乙」等效果")}]
+    rules = {(r.info_kind, r.event): r for r in compile_rules(recs)}
+    assert rules[("effect_count", "face_down")].verdict == "conditional"
+
+
+def test_information_an_effect_gave_that_is_not_a_summon_has_a_kind_of_its_own():
+    text = "『这个效果变成里侧守备表示的这张卡·怪兽』等，其他『这个效果○○的这张卡·怪兽』等情报也在变成里侧或被一时除外后丢失。"
+    assert said(text, "用何出场") == {("affected_by_specific_effect", "face_down", "lost"),
+                                  ("affected_by_specific_effect", "temp_banish", "lost")}
+
+
+def test_the_scorer_counts_a_candidate_kind_once_the_vocabulary_has_it():
+    from pipeline.queries import _triples
+    gold = [{"info_kind": "other:effect_count", "event": "face_down", "verdict": "lost"},
+            {"info_kind": "other:not_a_kind_yet", "event": "face_down", "verdict": "lost"}]
+    assert _triples(gold, info_kinds()) == {("effect_count", "face_down", "lost")}

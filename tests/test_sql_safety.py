@@ -76,4 +76,4 @@ def test_sql_write_flag_opens_read_write(db_copy):
 def test_sql_cannot_reattach_the_database_read_write(db_copy):
     out = invoke("sql", f"ATTACH '{db_copy}' AS w (READ_WRITE); DELETE FROM w.rules", "--db", db_copy)
     assert out.exit_code == 2
-    assert db_fingerprint(db_copy)[0][4] == 96
+    assert db_fingerprint(db_copy)[0][4] == 105

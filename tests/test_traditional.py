@@ -7,6 +7,7 @@ spellings and words. It is test data, not part of the bundled corpus.
 """
 
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -54,13 +55,21 @@ def twins(tmp_path_factory):
     return dbs
 
 
+def _unnamed(condition: str) -> str:
+    """A condition quotes its ruling, card names as that page writes them
+    (「神影依・米德拉许」 in Taiwan, 「神影依·米德拉什」 in the mainland): compared
+    without the names."""
+    return re.sub(r"「[^」]*」", "「」", condition)
+
+
 def statements_by_position(db: Path) -> list[tuple]:
     """Every statement with its record's position, and its principle's position for examples."""
     con = duckdb.connect(str(db), read_only=True)
-    return con.execute("""
+    rows = con.execute("""
         SELECT r.seq, r.role, s.info_kind, s.event, s.verdict, s.condition, s.basis, p.seq
         FROM statements s JOIN records r USING (record_id) LEFT JOIN records p ON p.record_id = s.principle_id
         ORDER BY ALL""").fetchall()
+    return sorted(row[:5] + (_unnamed(row[5]),) + row[6:] for row in rows)
 
 
 def rules_by_position(db: Path) -> list[tuple]:
@@ -77,7 +86,8 @@ def rules_by_position(db: Path) -> list[tuple]:
     finally:
         con.close()
     # Records of equal dates are listed in id order: compare the set of positions.
-    return [row[:7] + (sorted(seq[r] for r in row[7]), positions(row[8])) for row in rows]
+    return [row[:3] + (_unnamed(row[3]),) + row[4:7] + (sorted(seq[r] for r in row[7]), positions(row[8]))
+            for row in rows]
 
 
 def test_traditional_page_states_what_the_simplified_page_states(twins):

@@ -80,7 +80,7 @@ def test_an_installed_copy_builds_and_answers_from_any_folder(installed, tmp_pat
     assert asked.returncode == 0, asked.stderr
     assert json.loads(asked.stdout)["verdict"] == "lost"
     vocabulary = _run(venv, env, tmp_path, "vocabulary", "--json")
-    assert vocabulary.returncode == 0 and len(json.loads(vocabulary.stdout)["info_kinds"]) == 32
+    assert vocabulary.returncode == 0 and len(json.loads(vocabulary.stdout)["info_kinds"]) == 35
     # import engine in the installed copy finds the engine the build wrote to the data folder
     code = ("import engine, pipeline; print(engine.retains('pendulum_summoned', 'face_down').verdict, pipeline.__file__, "
             "engine.RULES_HASH)")
