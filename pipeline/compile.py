@@ -10,6 +10,9 @@ One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
   overridden verdicts stay visible in ``conflicts`` with their records;
   ``changed_on`` is the date of the winning ruling when it is later than every
   overridden one;
+* an exception (a sentence opening with 但是: statement basis ``exception``)
+  never decides a verdict the other rulings make: it is listed among the
+  conflicts when it disagrees, and supports the rule when it agrees;
 * a re-publication day of the official database (``republication_dates``,
   2017-03-24) never makes a change of ruling (``changed_on``), and counts
   for "later" only when a statement has no other date;
@@ -242,14 +245,14 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
     lost_dates = [max(d for _, _, d in by_verdict[v]) for v in ranked[1:]]
     lost_dates = [d for d in lost_dates if d]
-    for v in ranked[1:] + [v for v in sorted(exceptions) if v != rule.verdict and v not in by_verdict]:
-        against = by_verdict[v] + [x for x in exceptions.get(v, []) if x not in by_verdict[v]]
+    for v in ranked[1:] + sorted(v for v in exceptions if v not in by_verdict):
+        against = by_verdict.get(v, []) + exceptions.get(v, [])
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in against}),
                                "latest_date": max(d for _, _, d in against) or None})
         for r, s, _ in against:
             rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
     # An exception that agrees with the rule supports it like any other ruling.
-    by_verdict[rule.verdict] += [x for x in exceptions.get(rule.verdict, []) if x not in by_verdict[rule.verdict]]
+    by_verdict[rule.verdict] += exceptions.get(rule.verdict, [])
     # A re-publication day stands for an earlier ruling: it is no change of ruling.
     if lost_dates and win_date and win_date > max(lost_dates) and win_date not in republication_dates():
         rule.changed_on = win_date
