@@ -33,8 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -97,11 +96,12 @@ def _retention_patterns() -> list[dict]:
         patterns += [{"label": f"EVENT|{event}", "pattern": term} for term in terms]
     for verdict, terms in t["verdicts"].items():
         patterns += [{"label": f"VERDICT|{verdict}", "pattern": term} for term in terms]
-    for key in ("outcomes", "abilities", "freedoms"):
+    for key, label in (("outcomes", "OUTCOME"), ("abilities", "ABILITY"), ("freedoms", "FREEDOM")):
         for value, terms in t[key].items():
-            patterns += [{"label": f"OUTCOME|{value}", "pattern": term} for term in terms]
+            patterns += [{"label": f"{label}|{value}", "pattern": term} for term in terms]
     for key, label in (("sequel", "SEQUEL"), ("same", "SAME"), ("all_kinds", "ALL"),
-                       ("hypothetical", "HYPO"), ("out_of_scope", "SCOPE"), ("continuity", "CONTINUITY")):
+                       ("hypothetical", "HYPO"), ("out_of_scope", "SCOPE"), ("continuity", "CONTINUITY"),
+                       ("neutral", "NONE")):
         patterns += [{"label": label, "pattern": term} for term in t[key]]
     return patterns
 
@@ -518,7 +518,7 @@ def fill_heading_dates(records: list[Record]) -> None:
 
 @dataclass
 class _Term:
-    kind: str  # KIND, KIND*, EVENT, VERDICT, OUTCOME, SEQUEL, SAME, ALL, HYPO, SCOPE, CONTINUITY
+    kind: str  # KIND, KIND*, EVENT, VERDICT, OUTCOME, ABILITY, FREEDOM, SEQUEL, SAME, ALL, HYPO, SCOPE, CONTINUITY, NONE
     value: str
     start: int
     end: int
@@ -619,6 +619,7 @@ class _Context:
     block_kinds: list[str] | None = None
     section_last: tuple[list[str], list[str], str] | None = None  # kinds, events, verdict
     strict: bool = False  # outside a topic section: any kind, but only as the verdict's object
+    block_said: frozenset = frozenset()  # (kind, event, verdict) stated earlier in the block
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -627,12 +628,17 @@ def _without_history(terms: list[_Term], text: str) -> list[_Term]:
     by ``的``, not by ``的场合`` or another of ``case_nouns``, when another
     event comes later in the sentence)."""
     last_event = max((i for i, x in enumerate(terms) if x.kind == "EVENT"), default=-1)
-    cases = tuple("的" + noun for noun in retention_terms()["case_nouns"])  # 变成里侧的场合: the case itself
+    cases = _case_suffixes()  # 变成里侧的场合: the case itself
 
     def history(i: int, x: _Term) -> bool:
         return (x.kind == "EVENT" and i < last_event and text.startswith("的", x.end)
                 and not text.startswith(cases, x.end))
     return [x for i, x in enumerate(terms) if not history(i, x)]
+
+
+@lru_cache(maxsize=1)
+def _case_suffixes() -> tuple[str, ...]:
+    return tuple("的" + noun for noun in retention_terms()["case_nouns"])
 
 
 def _after_flip(terms: list[_Term]) -> list[_Term]:
@@ -652,7 +658,7 @@ def _subject_of_verdict(terms: list[_Term], i: int, text: str) -> bool:
     """Whether the kind ``terms[i]`` is what the verdict right after it speaks
     of (``攻击力复原``, ``守备力都不会再上升``: at most 2 characters between)."""
     nxt = terms[i + 1] if i + 1 < len(terms) else None
-    return (nxt is not None and nxt.kind in ("VERDICT", "OUTCOME") and nxt.start - terms[i].end <= 2
+    return (nxt is not None and nxt.kind in ("VERDICT",) + _OUTCOME_TERMS and nxt.start - terms[i].end <= 2
             and not _clause_delimiter().search(text[terms[i].end:nxt.start]))
 
 
@@ -665,11 +671,13 @@ def _sentence_statements(doc: Doc, text: str, ctx: _Context,
     """Statements of one sentence (``text``, the text of ``doc``) and the
     kinds it spoke of (for the next sentence)."""
     terms = _without_history(_terms(doc, text), text)
-    if any(term in _outside_parens(text) for term in retention_terms()["out_of_scope"]):
-        terms = _after_flip(terms)
-        if not terms:
-            return [], None
-    return _SentenceReader(text, terms, ctx, all_kinds).read()
+    if not any(term in _outside_parens(text) for term in retention_terms()["out_of_scope"]):
+        return _SentenceReader(text, terms, ctx, all_kinds).read()
+    # At resolution time the effect applied to a face-down monster: only what
+    # its later flip keeps is a retention (an effect that never applied loses nothing).
+    terms = _after_flip(terms)
+    statements, kinds = _SentenceReader(text, terms, ctx, all_kinds).read() if terms else ([], None)
+    return [s for s in statements if s.verdict == "kept"], kinds
 
 
 class _SentenceReader:
@@ -680,7 +688,8 @@ class _SentenceReader:
     block's or the section's) or, in a topic section, an outcome word
     (仍然可以发动, 不能再发动: :func:`_outcome_kinds`) or a continuity
     phrase (持续…表侧表示) says what became of them. ``；`` starts a case
-    of its own; ``如果是…`` sets the condition of what follows."""
+    of its own; a condition opener (``如果是…``, ``对于「…」…``) sets the
+    condition of what follows."""
 
     def __init__(self, text: str, terms: list[_Term], ctx: _Context, all_kinds: list[str]):
         self.t = retention_terms()
@@ -699,6 +708,7 @@ class _SentenceReader:
         self.last_verdict: str | None = None
         self.condition = ""
         self.case_from = 0  # where the case being read began: after the last statement made
+        self.event_end: dict[str, int] = {}  # event -> end of the clause that last named it
         self.cases: dict[Statement, str] = {}
         self.from_outcome: set[Statement] = set()  # read from an outcome word, not a verdict word
         # the clause being read
@@ -706,6 +716,7 @@ class _SentenceReader:
         self.other_kind = False  # it names a kind this section does not treat: it speaks of that one
         self.hypothetical = False
         self.has_verdict = False
+        self.clause = (0, 0)
 
     def read(self) -> tuple[list[Statement], list[str] | None]:
         for a, b in _clause_bounds(self.text):
@@ -714,8 +725,17 @@ class _SentenceReader:
         # "…不会再因这个效果送去墓地，不会归还控制权" keeps control.
         said = {(s.info_kind, s.event) for s in self.statements if s not in self.from_outcome}
         statements = [s for s in self.statements if s not in self.from_outcome or (s.info_kind, s.event) not in said]
-        exception = self.text.lstrip().startswith(tuple(self.t["exception_openers"]))
-        return _with_cases(statements, self.cases, exception), self.last_kinds
+        return _with_cases(statements, self.cases, self._exceptions(statements)), self.last_kinds
+
+    def _exceptions(self, statements: list[Statement]) -> set[tuple[str, str]]:
+        """The (kind, event) pairs a sentence opening with 但是 states against
+        what its block stated before (an exception to it, not a ruling on
+        another event: "…变成里侧后不再是P召唤的怪兽。但是，被一时除外后，还是…")."""
+        if not self.text.lstrip().startswith(tuple(self.t["exception_openers"])):
+            return set()
+        flipped = {"kept": "lost", "lost": "kept"}
+        return {(s.info_kind, s.event) for s in statements
+                if (s.info_kind, s.event, flipped.get(s.verdict)) in self.ctx.block_said}
 
     def _clause(self, a: int, b: int) -> None:
         if a and self.text[a - 1] in self.t["case_separators"]:
@@ -727,6 +747,7 @@ class _SentenceReader:
             self.condition = clause_text
             return
         self.kinds_before, self.other_kind, self.hypothetical = [], False, False
+        self.clause = (a, b)
         i = 0
         while i < len(terms):
             x = terms[i]
@@ -738,7 +759,7 @@ class _SentenceReader:
                 self.hypothetical = True
             elif x.kind == "CONTINUITY":
                 self._continuity(x)
-            elif x.kind == "OUTCOME":
+            elif x.kind in _OUTCOME_TERMS:
                 self._outcome(terms, i, b)
             elif x.kind in ("VERDICT", "SAME"):
                 i = self._verdict(terms, i, b)
@@ -754,7 +775,7 @@ class _SentenceReader:
                 s = Statement(k, e, verdict, self.condition)
                 if s not in self.statements:
                     self.statements.append(s)
-                    self.cases[s] = self.text[self.case_from:at]
+                    self.cases[s] = self.text[self.case_from:min(at, self.event_end.get(e, at))]
 
     def _kind(self, terms: list[_Term], i: int) -> None:
         x = terms[i]
@@ -768,14 +789,16 @@ class _SentenceReader:
             return
         self.pending.append(x.value)
         self.seen_events.append(x.value)
+        self.event_end[x.value] = self.clause[1]
 
     def _continuity(self, x: _Term) -> None:
-        """"must stay face-up on the field until…": lost when it does not."""
-        if self.ctx.strict:
+        """"must stay face-up on the field until…": lost when it does not.
+        Only of a kind the ruling names (not the summons listed for the span,
+        召唤·特殊召唤·反转召唤到…为止), and not after a negator (不需要持续…)."""
+        lead = self.text[self.clause[0]:x.start]
+        if self.ctx.strict or self.hypothetical or any(n in lead for n in self.t["negators"]):
             return
-        # the kinds named, not the summons listed for the span (召唤·特殊召唤·反转召唤到…为止)
-        kinds = [k for k in self.kinds_before or self.subject if k in self.specific] or (
-            [self.ctx.default] if self.ctx.default else [])
+        kinds = [k for k in self.kinds_before or self.subject if k in self.specific]
         if kinds:
             events = self.t["continuity_events"]
             self._emit(kinds, events, "lost", x.start)
@@ -784,24 +807,29 @@ class _SentenceReader:
     def _outcome(self, terms: list[_Term], i: int, clause_end: int) -> None:
         """What became of the effect resting on the information: only in a
         topic section, only where the clause has no verdict word. Its kind is
-        the one named right after it (``不会再转移控制权``), else before."""
-        x = terms[i]
-        objects = []
-        for y in terms[i + 1:]:
-            if y.kind not in ("KIND", "KIND*"):
-                break
-            if y.kind == "KIND*" or y.value in self.allowed:
-                objects.append(y.value)
+        the one named right after it (``不会再转移控制权``), else before
+        (:func:`_outcome_kinds`)."""
+        if self.ctx.strict or self.hypothetical or self.has_verdict:
+            return
+        x, nxt = terms[i], (terms[i + 1] if i + 1 < len(terms) else None)
+        if x.kind == "OUTCOME" and nxt is not None and nxt.kind in ("ABILITY", "FREEDOM"):
+            return  # 仍然不能发动: the ability word after the adverb says which way
+        if x.kind != "OUTCOME" and any(a in self.text[self.clause[0]:x.start] for a in self.t["other_actors"]):
+            return  # 对方不能发动效果: another player's, not the monster's
+        objects = [y.value for y in _kinds_after(terms, i) if y.value in self.specific]
+        if self.text[x.start:x.end] in self.t["outcome_objects"] and not objects:
+            return  # 正常地回到场上: an adverb, no outcome
         named = objects or self.kinds_before or self.last_kinds or self.recent or self.subject
         kinds = _outcome_kinds(x, named, self.ctx, self.text, clause_end)
         # A flip itself frees a monster to attack: "free" after a flip shows nothing.
         events = [e for e in dict.fromkeys(self.pending) if x.value != "free" or e != "flip_face_up"]
-        if self.ctx.strict or self.hypothetical or self.has_verdict or not (kinds and events):
+        if not (kinds and events):
             return
+        verdicts = {kind: _outcome_verdict(x, kind) for kind in kinds}
         for kind in kinds:
-            self._emit([kind], events, _outcome_verdict(x.value, kind), x.start)
+            self._emit([kind], events, verdicts[kind], x.start)
             self.from_outcome.update(s for s in self.statements if s.info_kind == kind and s.event in events)
-        self.last_kinds, self.last_verdict, self.pending = kinds, _outcome_verdict(x.value, kinds[0]), []
+        self.last_kinds, self.last_verdict, self.pending = kinds, verdicts[kinds[0]], []
         self.outcome_events = events  # a verdict word after it may speak of them too
         self.case_from = clause_end + 1  # the next case starts with the next clause
 
@@ -855,27 +883,48 @@ class _SentenceReader:
         return x.value, objects or self.kinds_before or fallback
 
 
-def _with_cases(statements: list[Statement], cases: dict[Statement, str], exception: bool) -> list[Statement]:
+def _with_cases(statements: list[Statement], cases: dict[Statement, str],
+                exceptions: set[tuple[str, str]]) -> list[Statement]:
     """Statements that hold in a case only take the case's words as their
     condition (unless they state one): those of a sentence that says kept
     and lost of the same kind and event (``在召唤的回合…仍然不能攻击；在反转
     召唤的回合…可以攻击``: compile sees a conditional rule, not a conflict),
-    and those of a sentence opening with an exception word (``但是``; basis
+    and the ``exceptions`` of a sentence opening with 但是 (basis
     ``exception``: compile lists it, it never overturns the rule)."""
     verdicts: dict[tuple[str, str], set[str]] = defaultdict(set)
     for s in statements:
         verdicts[(s.info_kind, s.event)].add(s.verdict)
-    return [Statement(s.info_kind, s.event, s.verdict, s.condition or _case_words(cases[s]),
-                      "exception" if exception else s.basis)
-            if exception or (len(verdicts[(s.info_kind, s.event)]) > 1 and not s.condition) else s
-            for s in statements]
+    out = []
+    for s in statements:
+        key = (s.info_kind, s.event)
+        if key in exceptions or (len(verdicts[key]) > 1 and not s.condition):
+            s = Statement(s.info_kind, s.event, s.verdict, s.condition or _case_words(cases[s]),
+                          "exception" if key in exceptions else s.basis)
+        out.append(s)
+    return out
 
 
 def _case_words(case: str) -> str:
-    return _clause_delimiter().sub(" ", case).strip()
+    """A case's words as a condition: clause marks as spaces, no opening 但是."""
+    words = _clause_delimiter().sub(" ", case).strip()
+    for opener in retention_terms()["exception_openers"]:
+        words = words.removeprefix(opener).strip()
+    return words
 
 
-_FREEDOMS = ("free", "bound")
+# Term kinds that tell what became of an effect (schema/retention_terms.json
+# outcomes, abilities, freedoms).
+_OUTCOME_TERMS = ("OUTCOME", "ABILITY", "FREEDOM")
+
+
+def _kinds_after(terms: list[_Term], i: int) -> list[_Term]:
+    """The kind terms right after ``terms[i]`` (no other term between)."""
+    out = []
+    for y in terms[i + 1:]:
+        if y.kind not in ("KIND", "KIND*"):
+            break
+        out.append(y)
+    return out
 
 
 def _outcome_kinds(x: _Term, named: list[str], ctx: _Context, text: str, clause_end: int) -> list[str]:
@@ -887,9 +936,9 @@ def _outcome_kinds(x: _Term, named: list[str], ctx: _Context, text: str, clause_
     within them (``②效果不能发动``, ``可以发动·适用``), not ``不能发动魔法·陷阱卡``."""
     t = retention_terms()
     default = [ctx.default] if ctx.default else ctx.block_kinds or []
-    if x.value in _FREEDOMS:
+    if x.kind == "FREEDOM":
         return named or [k for k in default if k in t["restricting_kinds"]]
-    if x.value in ("able", "unable"):
+    if x.kind == "ABILITY":
         window = t["ability_object_window"] + len(t["ability_object"])
         after = text[x.end:clause_end]
         if len(after) > t["ability_object_window"] and t["ability_object"] not in after[:window]:
@@ -903,19 +952,19 @@ def _specific_kinds(all_kinds: tuple[str, ...]) -> frozenset[str]:
     return frozenset(all_kinds) - frozenset(retention_terms()["generic_kinds"])
 
 
-def _outcome_verdict(outcome: str, kind: str) -> str:
-    """kept/lost shown by an outcome word of ``schema/retention_terms.json``:
-    ``outcomes`` say kept or lost as such; ``abilities`` (able/unable to
-    activate the effect) say kept when able for a kind that enables an
-    effect, lost when able for one of ``restricting_kinds``; ``freedoms``
-    (free/bound to attack or change position) say the restriction is lost
-    when free."""
-    if outcome in ("kept", "lost"):
-        return outcome
-    if outcome in _FREEDOMS:
-        return "lost" if outcome == "free" else "kept"
+def _outcome_verdict(x: _Term, kind: str) -> str:
+    """kept/lost shown by an outcome term of ``schema/retention_terms.json``:
+    ``outcomes`` (OUTCOME) say kept or lost as such; ``abilities`` (ABILITY:
+    able/unable to activate the effect) say kept when able for a kind that
+    enables an effect, lost when able for one of ``restricting_kinds``;
+    ``freedoms`` (FREEDOM: free/bound to attack or change position) say the
+    restriction is lost when free."""
+    if x.kind == "OUTCOME":
+        return x.value
+    if x.kind == "FREEDOM":
+        return "lost" if x.value == "free" else "kept"
     restricting = kind in retention_terms()["restricting_kinds"]
-    return "kept" if (outcome == "able") != restricting else "lost"
+    return "kept" if (x.value == "able") != restricting else "lost"
 
 
 @lru_cache(maxsize=1)
@@ -964,6 +1013,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     in its block (those since the previous run of examples).
     """
     block_kinds: dict[int, list[str]] = {}
+    block_said: dict[int, set[tuple[str, str, str]]] = defaultdict(set)  # what a 但是 sentence may except
     section_last: dict[tuple[str, ...], tuple[list[str], list[str], str]] = {}
     principles: dict[int, list[Record]] = {}
     last_role: dict[int, str] = {}
@@ -974,23 +1024,27 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
         cfg = _section_config(section)
         strict = cfg is None
         cfg = cfg or _ANY_SECTION
+        said = block_said[record.block]
         if record.role == "example":
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
-                                _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict), all_kinds)
+                                _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict,
+                                         block_said=frozenset(said)), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], strict=True) if strict else
-                   _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key)))
+            ctx = (_Context(cfg[0], cfg[1], strict=True, block_said=frozenset(said)) if strict else
+                   _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
+                            block_said=frozenset(said)))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
             dates = _sentence_dates(record, sentence)
             for x in statements:
                 record.add_statement(Statement(x.info_kind, x.event, x.verdict, x.condition,
                                                "withdrawn" if withdrawn else x.basis, x.principle_id, dates))
             if statements and not superseded and not withdrawn:
+                said.update(x.key[:3] for x in statements)
                 if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
                     block_kinds[record.block] = kinds
                 section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
@@ -1035,7 +1089,7 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
             continue
         said, _ = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
         dates = _sentence_dates(record, sentence)
-        shown += [Statement(*s.key[:4], dates=dates) for s in said]
+        shown += [Statement(*s.key[:5], dates=dates) for s in said]  # basis: exception or stated
         if any(term in _outside_parens(sentence.norm) for term in out_of_scope):
             continue  # a case at resolution time (处理时) shows no retained information
         for term in _without_history(_terms(sentence.doc, sentence.norm), sentence.norm):
@@ -1044,9 +1098,9 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
             elif term.kind in ("KIND", "KIND*"):
                 named.add(term.value)
     for s in shown:
-        principle = made.get((s.info_kind, s.event, s.verdict))
+        principle = made.get((s.info_kind, s.event, s.verdict)) if s.basis != "exception" else None
         record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition,
-                                       "example" if principle else "stated", principle.id if principle else "",
+                                       "example" if principle else s.basis, principle.id if principle else "",
                                        s.dates))
     contradicted = {(s.info_kind, s.event) for s in shown}
     own_events = {s.event for s in shown}  # an event the example speaks of in its own words

@@ -288,7 +288,8 @@ def statement_verdicts() -> list[str]:
 # --------------------------------------------------------------------------- retention_terms.json
 
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
-                   "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers")
+                   "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers",
+                   "neutral", "outcome_objects", "other_actors")
 
 
 @lru_cache(maxsize=1)

@@ -63,9 +63,41 @@ def test_abilities_take_their_polarity_from_the_kind(text, heading, expected):
 
 
 def test_an_ability_counts_only_for_the_monsters_own_effect():
-    """``不能发动魔法·陷阱卡`` is about the opponent: no ``效果`` after it (ability_object)."""
-    text = "「甲」的效果适用的怪兽被一时除外后回到场上的场合，对方不能发动魔法·陷阱卡。"
+    """``不能发动魔法·陷阱卡``: no ``效果`` after it (ability_object)."""
+    text = "「甲」的效果适用的怪兽被一时除外后回到场上的场合，不能发动魔法·陷阱卡。"
     assert said(text, "添加buff") == set()
+
+
+@pytest.mark.parametrize("text, heading", [
+    ("当回合召唤的「甲」被一时除外，回到场上后对方仍然不能发动效果。", "何时出场"),
+    ("当回合召唤的「甲」被一时除外，回到场上后对方可以发动「乙」的效果。", "何时出场"),
+    ("当回合召唤的「甲」被一时除外，回到场上后双方都不能发动效果。", "何时出场"),
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后对方不能发动效果。", "用何出场"),
+    ("当回合召唤的「甲」被一时除外，回到场上后对方不能改变表示形式。", "表示形式"),
+])
+def test_what_another_player_can_do_shows_nothing(text, heading):
+    """An ability or freedom after one of ``other_actors`` (对方, 双方) is not the monster's."""
+    assert said(text, heading) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the ability word after 仍然 says which way (仍然 only adds "still")
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后仍然不能发动②效果。", "lost"),
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后依然不能发动②效果。", "lost"),
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后仍然可以发动②效果。", "kept"),
+    # 可以再次 is an ability: for an effect the kind enables, able again = kept
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后可以再次发动②效果。", "kept"),
+])
+def test_an_adverb_yields_to_the_ability_word_after_it(text, expected):
+    assert said(text, "用何出场") == {("summoned_by_own_procedure", "temp_banish", expected)}
+
+
+@pytest.mark.parametrize("text", [
+    "当回合召唤的「甲」被一时除外，正常地回到场上，但不能发动①效果。",  # 正常地: no kind after it
+    "当回合召唤的「甲」被一时除外，也要等到结束阶段才回到场上，之后不能发动①效果。",  # 也要: likewise
+])
+def test_an_adverb_needing_a_kind_after_it_is_no_outcome_alone(text):
+    assert said(text, "何时出场") == {("summoned_this_turn", "temp_banish", "lost")}
 
 
 @pytest.mark.parametrize("text, heading, expected", [
@@ -81,6 +113,15 @@ def test_an_ability_counts_only_for_the_monsters_own_effect():
 ])
 def test_freedoms_show_a_restriction_lost_or_kept(text, heading, expected):
     assert said(text, heading) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "当回合召唤的「甲」不需要持续在场上表侧表示，也可以发动①效果。",  # negated: not required
+    "「甲」持续表侧表示存在期间，对方不能发动效果。",  # no kind named: not the section's default
+    "如果自身①的方法特殊召唤的「甲」持续在场上表侧表示，可以发动②效果。",  # hypothetical
+])
+def test_continuity_negated_unnamed_or_hypothetical_states_nothing_lost(text):
+    assert not any(verdict == "lost" for _, _, verdict in said(text, "何时出场"))
 
 
 def test_continuity_means_lost_on_face_down_and_temp_banish():
@@ -107,6 +148,16 @@ def test_an_event_describing_the_past_is_not_the_event():
 def test_a_resolution_time_case_speaks_only_of_its_later_flip():
     text = "「甲」的效果处理时，对象怪兽变成里侧表示的场合，仍然适用，那个怪兽之后反转成表侧表示的场合仍然不能攻击。"
     assert said(text, "持续取对象") == {("continuous_target_link", "flip_face_up", "kept")}
+    # an effect that never applied loses nothing on the flip
+    assert said("「甲」的效果处理时，对象怪兽变成里侧表示的场合，之后再反转，效果也不适用。", "持续取对象") == set()
+
+
+@pytest.mark.parametrize("text, heading", [
+    ("「甲」的效果适用的怪兽被破坏离场的场合，这个效果不再适用。", "添加buff"),  # neutral: destroyed, not banished
+    ("当回合召唤的「甲」被一时除外的场合，只有满足条件才能发动效果。", "何时出场"),  # neutral: a requirement
+])
+def test_neutral_words_are_neither_event_nor_outcome(text, heading):
+    assert said(text, heading) == set()
 
 
 def test_a_generic_kind_right_before_its_verdict_is_read():
@@ -138,6 +189,21 @@ def test_two_cases_in_one_ruling_make_a_conditional_rule():
     assert rule.verdict == "conditional" and "在反转召唤的回合" in rule.condition
 
 
+def test_a_but_sentence_about_another_event_is_no_exception():
+    """但是 before a ruling on the other event is a ruling like any other:
+    the later one wins."""
+    recs = records(["P召唤的怪兽变成里侧后，不再是P召唤的怪兽。但是，被一时除外后，还是P召唤的怪兽。16/1/8",
+                    "P召唤的怪兽被一时除外后，不再是P召唤的怪兽。10/1/1"], "出场方式")
+    assert {s.basis for r in recs for s in r.statements} == {"stated"}
+    [rule] = [r for r in compile_rules(recs) if (r.info_kind, r.event) == ("pendulum_summoned", "temp_banish")]
+    assert (rule.verdict, rule.changed_on) == ("kept", "2016-01-08")
+
+
+def test_a_condition_opener_needs_what_it_conditions():
+    [record] = records(["对于这个问题，当回合召唤的怪兽被一时除外的场合丢失。"], "何时出场")
+    assert [(s.info_kind, s.verdict, s.condition) for s in record.statements] == [("summoned_this_turn", "lost", "")]
+
+
 def test_an_exception_never_overturns_the_rule():
     """但是… states a case apart (basis exception): listed among the conflicts,
     even when dated later; it makes no change of ruling."""
@@ -162,6 +228,9 @@ def test_an_exception_never_overturns_the_rule():
     ("ability_object_window", -1, "ability_object_window must be a whole number"),
     ("case_nouns", [], "case_nouns must be a non-empty list"),
     ("exception_openers", None, "exception_openers must be a list"),
+    ("neutral", [""], "neutral must be a non-empty list of non-empty strings"),
+    ("other_actors", "对方", "other_actors must be a list"),
+    ("outcome_objects", [], "outcome_objects must be a non-empty list"),
     ("scheduled_kinds", {"delayed_control_transfer": ["归还"]}, "'归还' is not a term of verdicts.kept"),
     ("scheduled_kinds", {"delayed_control": ["不会归还控制权"]}, "scheduled_kinds.delayed_control is not an info kind"),
 ])

@@ -110,8 +110,10 @@ def test_every_citation_states_its_rules_kind_and_event(built):
 def test_a_clause_about_a_kind_the_section_does_not_treat_is_not_given_the_sections_kind():
     """Under 何时出场 (default summoned_this_turn), "仍然是「X」的效果特殊召唤的" speaks of how it was
     summoned, not of when: it must not become summoned_this_turn kept (it contradicted 不再持有何时出场的情报).
-    It is what it says of being summoned by 甲's effect: kept (a kind named by words of its own is
-    read in any topic section)."""
+    What it says of being summoned by 甲's effect is kept: a card's own 『○○的效果特殊召唤的这张卡』
+    is filed under summoned_by_own_procedure (like its own procedure, kept on a temporary banish;
+    the summoner's 『这个效果特殊召唤的怪兽』 is summoned_by_specific_effect), and a kind named by
+    words of its own is read in any topic section."""
     text = ("「甲」的效果特殊召唤的「乙」被一时除外，回到场上后仍然是「甲」的效果特殊召唤的，"
             "但不再持有何时出场的情报。24/5/30")
     [got] = statements([text], section=("里侧·一时除外", "何时出场"))
