@@ -619,7 +619,7 @@ class _Context:
     block_kinds: list[str] | None = None
     section_last: tuple[list[str], list[str], str] | None = None  # kinds, events, verdict
     strict: bool = False  # outside a topic section: any kind, but only as the verdict's object
-    block_said: frozenset = frozenset()  # (kind, event, verdict) stated earlier in the block
+    section_said: frozenset = frozenset()  # (kind, event, verdict) stated earlier in the section
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -729,13 +729,13 @@ class _SentenceReader:
 
     def _exceptions(self, statements: list[Statement]) -> set[tuple[str, str]]:
         """The (kind, event) pairs a sentence opening with 但是 states against
-        what its block stated before (an exception to it, not a ruling on
+        what its section stated before (an exception to it, not a ruling on
         another event: "…变成里侧后不再是P召唤的怪兽。但是，被一时除外后，还是…")."""
         if not self.text.lstrip().startswith(tuple(self.t["exception_openers"])):
             return set()
         flipped = {"kept": "lost", "lost": "kept"}
         return {(s.info_kind, s.event) for s in statements
-                if (s.info_kind, s.event, flipped.get(s.verdict)) in self.ctx.block_said}
+                if (s.info_kind, s.event, flipped.get(s.verdict)) in self.ctx.section_said}
 
     def _clause(self, a: int, b: int) -> None:
         if a and self.text[a - 1] in self.t["case_separators"]:
@@ -1013,7 +1013,9 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     in its block (those since the previous run of examples).
     """
     block_kinds: dict[int, list[str]] = {}
-    block_said: dict[int, set[tuple[str, str, str]]] = defaultdict(set)  # what a 但是 sentence may except
+    # What a 但是 sentence may except: what its section stated before (a 但是
+    # paragraph speaks against the paragraphs before it).
+    section_said: dict[tuple[str, ...], set[tuple[str, str, str]]] = defaultdict(set)
     section_last: dict[tuple[str, ...], tuple[list[str], list[str], str]] = {}
     principles: dict[int, list[Record]] = {}
     last_role: dict[int, str] = {}
@@ -1024,20 +1026,20 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
         cfg = _section_config(section)
         strict = cfg is None
         cfg = cfg or _ANY_SECTION
-        said = block_said[record.block]
+        said = section_said[section]
         if record.role == "example":
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
                                 _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict,
-                                         block_said=frozenset(said)), all_kinds)
+                                         section_said=frozenset(said)), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], strict=True, block_said=frozenset(said)) if strict else
+            ctx = (_Context(cfg[0], cfg[1], strict=True, section_said=frozenset(said)) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
-                            block_said=frozenset(said)))
+                            section_said=frozenset(said)))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
             dates = _sentence_dates(record, sentence)
             for x in statements:
