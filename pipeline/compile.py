@@ -220,9 +220,10 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     # An exception ("但是…": basis exception) never decides a rule the other rulings make.
     deciding = [(r, s) for r, s in items if s.basis != "exception"] or items
     exceptions: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
-    for r, s in items:
-        if (r, s) not in deciding:
-            exceptions[s.verdict].append((r, s, _effective_date(r, s, examples)))
+    if deciding is not items:
+        for r, s in items:
+            if s.basis == "exception":
+                exceptions[s.verdict].append((r, s, _effective_date(r, s, examples)))
     by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
     for r, s in deciding:
         by_verdict[s.verdict].append((r, s, _effective_date(r, s, examples)))

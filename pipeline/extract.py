@@ -733,9 +733,8 @@ class _SentenceReader:
         another event: "…变成里侧后不再是P召唤的怪兽。但是，被一时除外后，还是…")."""
         if not self.text.lstrip().startswith(tuple(self.t["exception_openers"])):
             return set()
-        flipped = {"kept": "lost", "lost": "kept"}
         return {(s.info_kind, s.event) for s in statements
-                if (s.info_kind, s.event, flipped.get(s.verdict)) in self.ctx.section_said}
+                if (s.info_kind, s.event, _FLIPPED.get(s.verdict)) in self.ctx.section_said}
 
     def _clause(self, a: int, b: int) -> None:
         if a and self.text[a - 1] in self.t["case_separators"]:
