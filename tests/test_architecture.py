@@ -40,7 +40,7 @@ def take_control(mode: str) -> dict:
             "ask": {"turn": 2, "question": "has", "info_kind": schema.vocabulary()["scenario"]["take_control_modes"][mode]}}
 
 
-@pytest.mark.parametrize("mode", ["permanent", "temporary", "continuous_target"])
+@pytest.mark.parametrize("mode", ["permanent", "temporary", "continuous_target", "delayed"])
 def test_take_control_gives_the_vocabularys_control_kind_with_a_reason(engine_module, mode):
     result = engine_module.answer(take_control(mode))
     assert result["answer"] is True
