@@ -244,8 +244,7 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     ranked = sorted(by_verdict, key=rank, reverse=True)
     rule.verdict = ranked[0]
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
-    lost_dates = [max(d for _, _, d in by_verdict[v]) for v in ranked[1:]]
-    lost_dates = [d for d in lost_dates if d]
+    lost_dates = [d for d in (max(d for _, _, d in by_verdict[v]) for v in ranked[1:]) if d]
     for v in ranked[1:] + sorted(v for v in exceptions if v not in by_verdict):
         against = by_verdict.get(v, []) + exceptions.get(v, [])
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in against}),

@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -619,7 +620,9 @@ class _Context:
     block_kinds: list[str] | None = None
     section_last: tuple[list[str], list[str], str] | None = None  # kinds, events, verdict
     strict: bool = False  # outside a topic section: any kind, but only as the verdict's object
-    section_said: frozenset = frozenset()  # (kind, event, verdict) stated earlier in the section
+    # (kind, event, verdict) stated earlier in the section: the build's own set,
+    # read only while the sentence is read (it grows between sentences)
+    section_said: Collection[tuple[str, str, str]] = ()
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -1030,15 +1033,15 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
                                 _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict,
-                                         section_said=frozenset(said)), all_kinds)
+                                         section_said=said), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], strict=True, section_said=frozenset(said)) if strict else
+            ctx = (_Context(cfg[0], cfg[1], strict=True, section_said=said) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
-                            section_said=frozenset(said)))
+                            section_said=said))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
             dates = _sentence_dates(record, sentence)
             for x in statements:

@@ -448,7 +448,7 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     tables = _guarded(GenerateError, None, "engine tables", engine_tables, rules, procedural, cited,
                       {s.id: (s.url, s.licence) for s in sources}, writer.texts)
     del cited
-    records.clear()  # the build's list too: the engine tables hold what they cite, the commit needs none
+    records.clear()  # the engine tables hold what they cite, the commit needs none
     result.rules_hash = rules_hash(tables)
     run = {"run_id": 1, "kind": "build", "started_at": started, "ended_at": utc_now(), "tried": len(sources),
            "unchanged": 0, "changed": len(snapshots), "failed": len(sources) - len(snapshots),
