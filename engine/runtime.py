@@ -54,8 +54,9 @@ SCENARIO_EVENTS: dict = {}
 SCENARIO_QUESTIONS: dict = {}
 
 # ==== RUNTIME ====
-import difflib as _difflib
-from typing import NamedTuple as _NamedTuple
+# Only the standard library, and only what the import needs (typing and difflib
+# took half of the engine's import time: difflib is imported on a misspelled name).
+from collections import namedtuple as _namedtuple
 
 # The public names: functions, types and the tables (``import engine`` exposes the same).
 __all__ = ["retains", "answer", "answer_all", "citation", "validate", "Retention", "ScenarioError",
@@ -64,27 +65,18 @@ __all__ = ["retains", "answer", "answer_all", "citation", "validate", "Retention
            "CITATIONS", "SOURCES", "PROCEDURAL"]
 
 
-class Retention(_NamedTuple):
-    """The rules table's answer for one (information kind, event) pair.
+Retention = _namedtuple("Retention", ("info_kind", "event", "verdict", "condition", "latest_date", "changed_on",
+                                      "dates", "record_ids", "conflicts", "record_dates"), defaults=((),))
+Retention.__doc__ = """The rules table's answer for one (information kind, event) pair.
 
-    ``dates`` are ISO dates of the supporting rulings, ``record_ids`` the
-    supporting records (see ``citation``) and ``record_dates`` the dates
-    each of them gives this rule (those of its sentences that state it);
-    ``changed_on`` is set when a later ruling overrode an earlier verdict;
-    ``conflicts`` lists overridden verdicts as ``{"verdict", "record_ids",
-    "latest_date"}`` dicts.
+    ``info_kind``, ``event``, ``verdict`` and ``condition`` are strings;
+    ``latest_date`` and ``changed_on`` ISO dates or None; ``dates`` are ISO
+    dates of the supporting rulings, ``record_ids`` the supporting records
+    (see ``citation``) and ``record_dates`` the dates each of them gives
+    this rule (those of its sentences that state it); ``changed_on`` is set
+    when a later ruling overrode an earlier verdict; ``conflicts`` lists
+    overridden verdicts as ``{"verdict", "record_ids", "latest_date"}`` dicts.
     """
-
-    info_kind: str
-    event: str
-    verdict: str
-    condition: str
-    latest_date: object
-    changed_on: object
-    dates: tuple
-    record_ids: tuple
-    conflicts: tuple
-    record_dates: tuple = ()
 
 
 class ScenarioError(ValueError):
@@ -101,7 +93,9 @@ _KIND_SET = frozenset(INFO_KINDS)
 
 
 def _did_you_mean(name, choices):
-    close = _difflib.get_close_matches(str(name), list(choices), n=1)
+    import difflib  # only for a name that is not one: not at import
+
+    close = difflib.get_close_matches(str(name), list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

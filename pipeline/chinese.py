@@ -36,6 +36,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from collections import Counter
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import repeat
 
@@ -193,7 +194,7 @@ def _term_matcher(script: str, region: str) -> tuple[re.Pattern | None, dict[str
 def map_regional_terms(text: str, script: str = "Hans", region: str = "") -> str:
     """Replace regional game terms by canonical ones, leaving 「card names」 as written."""
     pattern, table = _term_matcher(script, region)
-    if pattern is None:
+    if pattern is None or not pattern.search(text):  # most text holds no regional term: one search, no split
         return text
     sub = lambda s: pattern.sub(lambda t: table[t.group(0)], s)  # noqa: E731
     out, last = [], 0
@@ -239,11 +240,17 @@ def _encodable(ch: str, encoding: str) -> bool:
     return True
 
 
-def script_counts(text: str) -> tuple[int, int]:
-    """(Traditional-only, Simplified-only) Han characters in ``text``."""
+def script_counts(text: str | Mapping[str, int]) -> tuple[int, int]:
+    """(Traditional-only, Simplified-only) Han characters in ``text``, or in
+    the text whose character counts ``text`` is (a page counts its
+    characters once for every check: :func:`pipeline.normalize.normalize`)."""
     trad = simp = 0
     # A page repeats most of its characters: count each distinct one once.
-    for ch, n in (Counter(text).items() if len(text) > 64 else zip(text, repeat(1))):
+    if isinstance(text, Mapping):
+        pairs = text.items()
+    else:
+        pairs = Counter(text).items() if len(text) > 64 else zip(text, repeat(1))
+    for ch, n in pairs:
         if _is_han(ch):
             kind = _char_script(ch)
             trad += n if kind == "T" else 0
@@ -251,7 +258,7 @@ def script_counts(text: str) -> tuple[int, int]:
     return trad, simp
 
 
-def detect_script(text: str, min_evidence: int = 1) -> str:
+def detect_script(text: str | Mapping[str, int], min_evidence: int = 1) -> str:
     """``Hant`` or ``Hans`` by the majority of script-specific characters, or
     ``""`` when there are fewer than ``min_evidence`` of them or a tie."""
     trad, simp = script_counts(text)
@@ -282,12 +289,12 @@ def parse_lang_tag(tag: str) -> LangTag:
     return LangTag(language, script, region if region in REGIONS else "")
 
 
-def resolve_script_region(text: str, declared_script: str = "", declared_region: str = "",
+def resolve_script_region(text: str | Mapping[str, int], declared_script: str = "", declared_region: str = "",
                           tag: LangTag = LangTag(), source_id: str = "") -> tuple[str, str, list[str]]:
     """(script, region, warnings) of a Chinese page.
 
     The manifest's declaration comes first, then the page's own ``tag``, then
-    the character statistic of ``text``. A declared script that the text
+    the character statistic of ``text`` (or of its character counts). A declared script that the text
     clearly contradicts (at least ``MIN_EVIDENCE`` script-specific characters,
     ``MIN_SHARE`` of them of the other script) is overruled with a warning:
     Simplified text is never converted, Traditional text always is.

@@ -69,13 +69,16 @@ def _make(raw: str, start: int, end: int, y: int, m: int, d: int, today: dt.date
 
 # Full-width digits, slash and hyphen -> ASCII: one character for one, so offsets hold.
 _FOLD = str.maketrans("０１２３４５６７８９／－", "0123456789/-")
+_FULL_WIDTH = re.compile("[０-９／－]")
+_SEPARATORS = re.compile("[/年\\-／－]")  # a date token holds one of these
 
 
 def find_dates(text: str, language: str = "zh", today: dt.date | None = None) -> list[RulingDate]:
     """Every date token in ``text`` in order of position, valid or not."""
-    folded = text.translate(_FOLD)
-    if "/" not in folded and "年" not in folded and "-" not in folded:  # most sentences: no date token possible
+    if not _SEPARATORS.search(text):  # most sentences: no date token possible
         return []
+    # str.translate goes character by character in Python's slow path for CJK text: only when needed
+    folded = text.translate(_FOLD) if _FULL_WIDTH.search(text) else text
     today = today or dt.date.today()
     found: list[RulingDate] = []
     taken: list[tuple[int, int]] = []
@@ -91,15 +94,16 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
             taken.append((m.start(), m.end()))
             found.append(_make(text[m.start():m.end()], m.start(), m.end(), y, mo, d, today))
 
-    for m in YMD_CJK.finditer(folded):
+    slash = "/" in folded
+    for m in YMD_CJK.finditer(folded) if "年" in folded else ():
         add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    for m in YMD_ISO.finditer(folded):
+    for m in YMD_ISO.finditer(folded) if slash or "-" in folded else ():
         y, mo, d = (g for g in m.groups() if g is not None)
         add(m, int(y), int(mo), int(d))
-    if language == "en":
+    if language == "en" and slash:
         for m in MDY_US.finditer(folded):
             add(m, int(m.group(3)), int(m.group(1)), int(m.group(2)))
-    for m in YMD_SHORT.finditer(folded):
+    for m in YMD_SHORT.finditer(folded) if slash else ():
         yy = int(m.group(1))
         add(m, 1900 + yy if yy == 99 else 2000 + yy, int(m.group(2)), int(m.group(3)))
     return sorted(found, key=lambda r: r.start)

@@ -218,6 +218,8 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
             start = m.end()
         spans.append((start, len(text)))
         return [(a, b) for a, b in spans if text[a:b].strip()]
+    if _one_sentence(text):
+        return [(len(text) - len(text.lstrip()), len(text))] if text.strip() else []
     spans, start, depth, quoted = [], 0, 0, 0
     # Jump between the characters that matter (brackets, quotes, sentence ends).
     for m in ZH_SENTENCE_MARKS.finditer(text):
@@ -248,6 +250,22 @@ def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
     if text[start:].strip():
         spans.append((start, len(text)))
     return [(a + (len(text[a:b]) - len(text[a:b].lstrip())), b) for a, b in spans if text[a:b].strip()]
+
+
+def _one_sentence(text: str) -> bool:
+    """Whether ``text`` is surely one Chinese sentence: no sentence end but
+    the last one, followed by nothing or by dates only. Most rulings are;
+    :func:`split_sentences` then skips its walk over brackets and quotes."""
+    ends = text.count("。") + text.count("！") + text.count("？")
+    if ends == 0:
+        return True
+    if ends > 1:
+        return False
+    after = max(text.rfind("。"), text.rfind("！"), text.rfind("？")) + 1
+    if after == len(text):
+        return True
+    dates = TRAILING_DATES.match(text, after)
+    return dates is not None and dates.end() == len(text)
 
 
 def record_id(source_id: str, section: tuple[str, ...], norm: str, occurrence: int) -> str:
@@ -458,22 +476,25 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
     offsets match links: every 「」 quote (an archetype when a kind word
     such as 怪兽 follows and the name starts other cards' names), and “” or
     《》 quotes that name a known card."""
-    m = markers()
-    record.dates = mark_references(record.text, find_dates(record.text, language),
-                                   tuple(m["date_reference_before"]), tuple(m["date_reference_after"]))
-    if record.links:
+    dates = find_dates(record.text, language)
+    record.dates = mark_references(record.text, dates, *_reference_words()) if dates else []
+    if record.links and record.dates:
         for d in record.dates:
             for start, end, href in record.links:
                 if start <= d.start and d.end <= end + 1:
                     fid = FAQ_ID.search(href)
                     if fid:
                         record.faq.append((d.raw, fid.group(1), href))
-    if "「" in record.text:
-        for q in CARD_QUOTE.finditer(record.text):
-            norm_name = to_simplified(q.group(1), script, region) if language == "zh" else q.group(1)
-            kind = ("term" if _term_quote().search(norm_name) else
-                    "archetype" if _archetype(record.text, q.end(), norm_name) else "card")
-            record.cards.append(CardMention(q.group(1), q.start(1), q.end(1), _link_at(record, q), norm_name, kind))
+    text = record.text
+    if "「" in text:
+        term_quote = _term_quote()
+        for q in CARD_QUOTE.finditer(text):
+            name = q.group(1)
+            norm_name = to_simplified(name, script, region) if language == "zh" else name
+            kind = ("term" if term_quote.search(norm_name) else
+                    "archetype" if _archetype(text, q.end(), norm_name) else "card")
+            link = _link_at(record, q) if record.links else None
+            record.cards.append(CardMention(name, q.start(1), q.end(1), link, norm_name, kind))
     if "“" in record.text or "《" in record.text:
         for q in OTHER_QUOTES.finditer(record.text):
             name = q.group(q.lastindex)
@@ -482,6 +503,13 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), _link_at(record, q),
                                                 norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
+
+
+@lru_cache(maxsize=1)
+def _reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words before and after a date that make it a reference (``schema/markers.json``)."""
+    m = markers()
+    return tuple(m["date_reference_before"]), tuple(m["date_reference_after"])
 
 
 def _link_at(record: Record, quote: re.Match) -> str | None:

@@ -38,6 +38,7 @@ import codecs
 import html
 import re
 import warnings as _warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -59,6 +60,7 @@ INLINE_TAGS = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "d
                "kbd", "mark", "q", "rb", "rp", "rt", "rtc", "ruby", "s", "samp", "small", "span", "strike", "strong",
                "sub", "sup", "time", "tt", "u", "var", "wbr", "br", "img"}
 CELL_TAGS = {"td", "th"}
+_WALKED_LEAVES = CELL_TAGS | {"br"}  # childless elements that still need _LineBuilder.element's walk
 CELL_SEPARATOR = " | "  # between the cells of a table row
 
 
@@ -283,8 +285,9 @@ class _LineBuilder:
     admonition's title, already a section name) and site chrome are left
     out. Table cells are separated by :data:`CELL_SEPARATOR`."""
 
-    def __init__(self, skip: frozenset | set = frozenset()):
+    def __init__(self, skip: frozenset | set = frozenset(), clean: bool = False):
         self.skip = skip
+        self.clean = clean  # the page's text holds no entity and no invisible character: clean_text is a no-op
         self.parts: list[str] = []
         self.struck: list[tuple[int, int]] = []
         self.links: list[Link] = []
@@ -294,7 +297,7 @@ class _LineBuilder:
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
-            s = _WHITESPACE.sub(" ", clean_text(raw))
+            s = _WHITESPACE.sub(" ", raw if self.clean else clean_text(raw))
             self.parts.append(s)
             if in_strike:
                 self.struck.append((self.pos, self.pos + len(s)))
@@ -310,6 +313,10 @@ class _LineBuilder:
 
     def element(self, element, in_strike: bool = False) -> None:
         """Add ``element`` and its subtree (not its tail)."""
+        tag = element.tag
+        if not len(element) and isinstance(tag, str) and tag not in _WALKED_LEAVES:
+            self._leaf(element, tag, in_strike)  # most inline elements: no walk needed
+            return
         # lxml's iterwalk, not recursion: hostile pages nest thousands of levels deep.
         # One frame per open element: (inside struck text, text position at its start, read).
         frames: list[tuple[bool, int, bool]] = [(in_strike, self.pos, True)]
@@ -353,10 +360,30 @@ class _LineBuilder:
                     self.digit_break()
                 self.text(el.tail, frames[-1][0])
 
+    def _leaf(self, element, tag: str, in_strike: bool) -> None:
+        """A childless element other than a cell or ``<br>``: what
+        :meth:`element`'s walk does for it, without the walk."""
+        classes = _classes(element)
+        if _is_chrome(element, classes) or element in self.skip:
+            return
+        strike = in_strike or tag in STRIKE_TAGS or "strike" in classes
+        text = element.text
+        if tag != "a":
+            self.text(text, strike)
+            return
+        if text and text[:1].isdigit():
+            self.digit_break()
+        start = self.pos
+        self.text(text, strike)
+        href = element.get("href")
+        if href and self.pos > start:
+            self.links.append(Link(start, self.pos, href))
+
     def line(self) -> Line:
         raw = "".join(self.parts)
         text = raw.strip()
-        cells = tuple(raw[a:b].strip() for a, b in zip(self.cell_starts, self.cell_ends + [len(raw)]))
+        cells = (tuple(raw[a:b].strip() for a, b in zip(self.cell_starts, self.cell_ends + [len(raw)]))
+                 if self.cell_starts else ())
         if not self.struck and not self.links:
             return Line(text, cells=cells)
         lead = len(raw) - len(raw.lstrip())
@@ -370,16 +397,17 @@ class _LineBuilder:
         )
 
 
-def _line_from(element, skip: frozenset | set = frozenset()) -> Line:
+def _line_from(element, skip: frozenset | set = frozenset(), clean: bool = False) -> Line:
     """The text of ``element``'s content (not the element's own tail) as one
-    line, with struck ranges and links."""
-    return _line_of(_items(element), skip)
+    line, with struck ranges and links; ``clean``: the page holds no entity
+    and no invisible character (:func:`_clean_page`)."""
+    return _line_of(_items(element), skip, clean)
 
 
-def _line_of(items, skip: frozenset | set = frozenset()) -> Line:
+def _line_of(items, skip: frozenset | set = frozenset(), clean: bool = False) -> Line:
     """One line of ``items`` (text and elements, as :func:`_items` gives
     them); a digit right after a link is kept apart from the link's."""
-    builder = _LineBuilder(skip)
+    builder = _LineBuilder(skip, clean)
     after_link = False
     for item in items:
         if isinstance(item, str):
@@ -421,7 +449,8 @@ class _HtmlWalker:
     paragraph, a list item's own text, a table row, a run of text and inline
     markup between two block elements), whatever inline markup it holds."""
 
-    def __init__(self, footnote_ids: frozenset[str] = frozenset()) -> None:
+    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False) -> None:
+        self.clean = clean  # no entity, no invisible character in the content (:func:`_clean_page`)
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
         self.skip: set = set()  # admonition titles, already used as a section name; footnote labels
@@ -504,7 +533,7 @@ class _HtmlWalker:
         becomes the parent of the items nested in it."""
         if not frame.run:
             return
-        line = _line_of(frame.run, self.skip)
+        line = _line_of(frame.run, self.skip, self.clean)
         frame.run = []
         index = self.emit([line], frame)
         if frame.item and index is not None:
@@ -518,7 +547,7 @@ class _HtmlWalker:
             return None
         name = child.tag
         if name in HEADINGS:
-            self.heading(HEADINGS[name], _line_from(child, self.skip).text.replace("¶", "").strip())
+            self.heading(HEADINGS[name], _line_from(child, self.skip, self.clean).text.replace("¶", "").strip())
         elif "line-block" in classes:
             self.emit(self._lines_of_line_block(child), frame)
             frame.bullet = False
@@ -529,17 +558,17 @@ class _HtmlWalker:
             return frame.child(child, parent=self.footnote_refs.get(child.get("id", ""), frame.parent), note=True)
         elif "admonition" in classes:
             title = next((el for el in child.iterdescendants() if "admonition-title" in _classes(el)), None)
-            label = _line_from(title, self.skip).text if title is not None else ""
+            label = _line_from(title, self.skip, self.clean).text if title is not None else ""
             if title is not None:
                 self.skip.add(title)
             return frame.child(child, extra=frame.extra + ((label,) if label else ()))
         elif name in BLOCK_TAGS:
-            self.emit([_line_from(child, self.skip)], frame)
+            self.emit([_line_from(child, self.skip, self.clean)], frame)
             frame.bullet = False
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
         elif name == "tr":
-            self.emit([_line_from(child, self.skip)], frame.child(child, chrome_lines=False))
+            self.emit([_line_from(child, self.skip, self.clean)], frame.child(child, chrome_lines=False))
         else:
             return frame.child(child)
         return None
@@ -561,8 +590,17 @@ class _HtmlWalker:
                 if "line-block" in classes:
                     stack.append(_items(el))
                 elif not _is_chrome(el, classes) and el not in self.skip:
-                    lines.append(_line_from(el, self.skip))
+                    lines.append(_line_from(el, self.skip, self.clean))
         return lines
+
+
+def _clean_page(content) -> bool:
+    """Whether the text of ``content`` holds no ``&`` (an entity left by a
+    page that escaped twice) and no invisible character: then
+    :func:`clean_text` changes none of its pieces and is skipped. One
+    serialization in C per page, against a regex search per text piece."""
+    text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
+    return "&" not in text and not INVISIBLE.search(text)
 
 
 def _content_element(root):
@@ -658,7 +696,7 @@ def normalize_html(text: str, source: Source) -> Page:
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
     footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
                              if el.get("id") and _is_footnote(el, _classes(el)))
-    walker = _HtmlWalker(footnote_ids)
+    walker = _HtmlWalker(footnote_ids, _clean_page(content))
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")
@@ -769,25 +807,32 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None) 
         text = CONTROL_CHARS.sub("", text)
     page = normalize_html(text, source) if source.format == "html" else normalize_text(text, source)
     page.warnings[:0] = warnings
-    settle_script(page)
-    mismatch = language_warning(page)
+    chars = Counter(page_text(page))  # counted once for both checks of the page's script
+    settle_script(page, chars)
+    mismatch = language_warning(page, chars)
     if mismatch:
         page.warnings.append(mismatch)
     return page
 
 
-def settle_script(page: Page) -> None:
+def page_text(page: Page) -> str:
+    """The text of every line of ``page``, one line a row."""
+    return "\n".join(line.text for block in page.blocks for line in block.lines)
+
+
+def settle_script(page: Page, chars: Counter | None = None) -> None:
     """Set ``page.script`` and ``page.region`` of a Chinese page to what its
     text is written in: the manifest's declaration, else the page's own
     ``lang`` (:attr:`Page.lang_tag`), checked against the characters of its
     blocks (:func:`pipeline.chinese.resolve_script_region`). A page without a
-    language in the manifest takes the one its ``lang`` declares."""
+    language in the manifest takes the one its ``lang`` declares. ``chars``:
+    the character counts of :func:`page_text`, if the caller has them."""
     tag = page.lang_tag
     if not page.language and tag.language:
         page.language = tag.language
     if page.language != "zh":
         return
-    content = "\n".join(line.text for block in page.blocks for line in block.lines)
+    content = Counter(page_text(page)) if chars is None else chars
     page.script, page.region, warnings = resolve_script_region(content, page.script, page.region, tag, page.source_id)
     page.warnings.extend(warnings)
 
@@ -826,24 +871,29 @@ SCRIPT_LETTERS = {
 }
 
 
-def language_warning(page: Page, min_letters: int = 20) -> str | None:
+def language_warning(page: Page, chars: Counter | None = None, min_letters: int = 20) -> str | None:
     """A warning when most letters of the page are not in the script of its
     declared language (a Japanese page declared ``zh``, an English one declared
-    ``zh``...), naming the shares and the first block in the other script."""
+    ``zh``...), naming the shares and the first block in the other script.
+    ``chars``: the character counts of :func:`page_text`, if the caller has them."""
     expected = SCRIPTS.get(page.language)
-    counts = dict.fromkeys(SCRIPT_LETTERS, 0)
-    first_other: Block | None = None
-    for block in page.blocks:
-        text = "\n".join(line.text for line in block.lines)
-        block_counts = {script: len(pattern.findall(text)) for script, pattern in SCRIPT_LETTERS.items()}
-        for script, n in block_counts.items():
-            counts[script] += n
-        if first_other is None and any(block_counts.values()) and max(block_counts, key=block_counts.get) != expected:
-            first_other = block
-    total = sum(counts.values())
-    if expected is None or total < min_letters or max(counts, key=counts.get) == expected:
+    if expected is None:
         return None
+    chars = Counter(page_text(page)) if chars is None else chars
+    counts = {script: sum(n for ch, n in chars.items() if pattern.match(ch))
+              for script, pattern in SCRIPT_LETTERS.items()}
+    total = sum(counts.values())
+    if total < min_letters or max(counts, key=counts.get) == expected:
+        return None
+    first_other = next((block for block in page.blocks if _letters_mostly_not(block, expected)), None)
     shares = ", ".join(f"{n / total:.0%} {script}" for script, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n)
     where = f"block {first_other.index} (section {' / '.join(first_other.section) or '-'})" if first_other else "-"
     return (f"{page.source_id}: declared language {page.language!r} but most letters are not {expected} "
             f"({shares}); first such block: {where}")
+
+
+def _letters_mostly_not(block: Block, expected: str) -> bool:
+    """Whether ``block`` has letters and most are not in the ``expected`` script."""
+    text = "\n".join(line.text for line in block.lines)
+    counts = {script: len(pattern.findall(text)) for script, pattern in SCRIPT_LETTERS.items()}
+    return any(counts.values()) and max(counts, key=counts.get) != expected

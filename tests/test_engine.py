@@ -118,6 +118,26 @@ def test_generated_module_is_standalone(built, tmp_path):
     assert json.loads(out.stdout) == ["kept", []]
 
 
+def test_engine_import_loads_only_what_it_needs(built, tmp_path):
+    """Importing the engine adds only itself and collections' helpers to a
+    bare interpreter (-S: no site): typing and difflib cost half of its
+    import time, so difflib waits for a misspelled name."""
+    _, _, engine = built
+    (tmp_path / "ocg_rules.py").write_bytes(engine.read_bytes())
+    code = "\n".join([
+        "import sys, json", "sys.path.insert(0, sys.argv[1])", "before = set(sys.modules)", "import ocg_rules",
+        "added = sorted(set(sys.modules) - before)", "ocg_rules.retains('counters', 'face_down')",
+        "try:", "    ocg_rules.retains('counter', 'face_down')", "except ValueError as e:", "    hint = str(e)",
+        "print(json.dumps([added, hint, 'difflib' in sys.modules]))"])
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    added, hint, difflib_loaded = json.loads(out.stdout)
+    assert "ocg_rules" in added and "typing" not in added and "difflib" not in added
+    assert set(added) <= {"ocg_rules", "collections", "keyword", "operator", "_operator", "reprlib", "itertools",
+                          "_collections", "_weakref", "__future__", "types", "functools", "_functools", "heapq"}
+    assert "did you mean 'counters'" in hint and difflib_loaded
+
+
 def test_an_answer_dates_each_record_by_the_sentence_that_states_the_rule(engine_module):
     """The live page's line holds two rulings (face-down 14/11/14, temporary banish 16/1/8):
     the face-down rule is dated 2014-11-14 through that record, in retains() and in answers."""

@@ -152,3 +152,66 @@ def test_html_pages_keep_every_date_token(tree, content, language):
         return
     page = f"<html><head><title>t</title></head><body><nav>17/1/1</nav>{content[0]}{markup}{content[1]}</body></html>"
     assert_no_token_lost(records_of(page.encode("utf-8"), "html", language), tokens)
+
+
+# --------------------------------------------------------------------------- fast paths give what the general path gives
+
+SENTENCE_TEXT = st.lists(st.sampled_from(list("。！？（）()「」『』ab 1/3/24") + ["17/3/24", " 17/3/2"]),
+                         max_size=20).map(lambda parts: "".join(parts).strip())
+
+
+@SETTINGS
+@given(text=SENTENCE_TEXT)
+def test_one_sentence_shortcut_splits_as_the_walk_does(text):
+    """split_sentences skips its walk over brackets and quotes for a text
+    that is surely one sentence (_one_sentence); the walk must agree."""
+    from pipeline import extract as ex
+
+    fast = ex.split_sentences(text, "zh")
+    original = ex._one_sentence
+    ex._one_sentence = lambda _text: False
+    try:
+        assert ex.split_sentences(text, "zh") == fast
+    finally:
+        ex._one_sentence = original
+
+
+LEAF_MARKUP = st.lists(st.one_of(
+    st.text(alphabet=st.sampled_from(list("ab 1。&;\u200b\u00ad")), max_size=6),
+    st.sampled_from(['<a href="?fid=1">17/3/24</a>', '<a href="u">1</a>', "<a>2</a>", "<del>x</del>",
+                     '<span class="strike">y</span>', '<span class="headerlink">¶</span>', "<b></b>", "<br>",
+                     "<td>c</td>", '<a href="v"><b>n</b></a>', "&amp;amp;", "&#8203;", "<nav>m</nav>"]),
+), max_size=10)
+
+
+@SETTINGS
+@given(parts=LEAF_MARKUP)
+def test_line_shortcuts_read_as_the_walk_does(parts):
+    """_LineBuilder reads a childless element without lxml's walk, and
+    skips clean_text on a page with no entity and no invisible character
+    (_clean_page): both must give the line the general walk gives."""
+    from lxml import etree
+
+    from pipeline import normalize as nz
+
+    root = etree.fromstring(f"<html><body><div>{''.join(parts)}</div></body></html>".encode(), etree.HTMLParser())
+    div = root.find(".//div")
+    if div is None:
+        return
+    fast = nz._line_from(div, clean=nz._clean_page(div))
+    original = nz._WALKED_LEAVES
+    nz._WALKED_LEAVES = _EVERY_TAG
+    try:
+        assert nz._line_from(div, clean=False) == fast
+    finally:
+        nz._WALKED_LEAVES = original
+
+
+class _EveryTag:
+    """A set holding every tag: every element takes the general walk."""
+
+    def __contains__(self, tag) -> bool:
+        return True
+
+
+_EVERY_TAG = _EveryTag()
