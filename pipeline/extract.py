@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from .cards import card_index
 from .chinese import canonical_text, to_simplified
-from .dates import find_dates, heading_date, mark_references
+from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import Line, Page, alternation, bare_label, label_line
 from .records import CardMention, Record, Statement
@@ -487,12 +487,10 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                         record.faq.append((d.raw, fid.group(1), href))
     text = record.text
     if "「" in text:
-        term_quote = _term_quote()
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
-            norm_name = to_simplified(name, script, region) if language == "zh" else name
-            kind = ("term" if term_quote.search(norm_name) else
-                    "archetype" if _archetype(text, q.end(), norm_name) else "card")
+            norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
+            kind = "term" if is_term else "archetype" if _archetype(text, q.end(), norm_name) else "card"
             link = _link_at(record, q) if record.links else None
             record.cards.append(CardMention(name, q.start(1), q.end(1), link, norm_name, kind))
     if "“" in record.text or "《" in record.text:
@@ -503,6 +501,14 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), _link_at(record, q),
                                                 norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
+
+
+@lru_cache(maxsize=1 << 14)  # a corpus quotes the same card names over and over
+def _quoted_name(name: str, script: str = "", region: str = "") -> tuple[str, bool]:
+    """(the 「」 quoted ``name`` in Simplified script, whether it is a game
+    term rather than a name); ``script`` empty: a name of a page not in Chinese."""
+    norm_name = to_simplified(name, script, region) if script else name
+    return norm_name, _term_quote().search(norm_name) is not None
 
 
 @lru_cache(maxsize=1)
@@ -535,9 +541,12 @@ def _archetype(text: str, end: int, norm_name: str) -> bool:
 
 def fill_heading_dates(records: list[Record]) -> None:
     """Yearly logs: a record with no date of its own takes its day heading's date."""
+    by_section: dict[tuple[str, ...], RulingDate | None] = {}  # a day's rulings share its heading
     for record in records:
         if not any(d.counts for d in record.dates):
-            d = heading_date(record.section)
+            if record.section not in by_section:
+                by_section[record.section] = heading_date(record.section)
+            d = by_section[record.section]
             if d is not None:
                 record.dates = record.dates + [d]
                 record.date_from_heading = True

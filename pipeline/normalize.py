@@ -235,7 +235,12 @@ def _is_footnote(el, classes: frozenset[str]) -> bool:
 
 def _classes(el) -> frozenset[str]:
     value = el.get("class")
-    return frozenset(value.split()) if value else _NO_CLASSES
+    return _class_set(value) if value else _NO_CLASSES
+
+
+@lru_cache(maxsize=4096)  # a site uses a few class attributes over and over
+def _class_set(value: str) -> frozenset[str]:
+    return frozenset(value.split())
 
 
 def _is_chrome(el, classes: frozenset[str]) -> bool:
@@ -245,16 +250,17 @@ def _is_chrome(el, classes: frozenset[str]) -> bool:
     return False
 
 
-def _items(el):
+def _items(el) -> list:
     """The children of ``el`` in document order, text included: its ``.text``,
-    then each child element followed by that child's ``.tail``."""
-    if el.text:
-        yield el.text
+    then each child element followed by that child's ``.tail`` (a list: the
+    tree holds them all anyway, and a list is built faster than a generator runs)."""
+    items = [el.text] if el.text else []
     for child in el:
         if isinstance(child.tag, str):  # an entity reference left in the tree is only its tail
-            yield child
+            items.append(child)
         if child.tail:
-            yield child.tail
+            items.append(child.tail)
+    return items
 
 
 def _collapse(text: str) -> str:
@@ -387,6 +393,8 @@ class _LineBuilder:
         if not self.struck and not self.links:
             return Line(text, cells=cells)
         lead = len(raw) - len(raw.lstrip())
+        if not lead and len(text) == len(raw):  # nothing stripped: every range holds as it is
+            return Line(text, tuple(r for r in self.struck if r[1] > r[0]), tuple(self.links), cells)
         shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
         shifted_links = ((shift(l.start, l.end), l.href) for l in self.links)
         return Line(
@@ -439,8 +447,9 @@ class _Frame:
               parent: int | None = None, item: bool = False, note: bool = False,
               chrome_lines: bool = True) -> _Frame:
         """The frame of ``element``, inside this one."""
-        return _Frame(_items(element), self.extra if extra is None else extra, self.bullet if bullet is None else bullet,
-                      self.parent if parent is None else parent, item, note or self.note, chrome_lines)
+        return _Frame(iter(_items(element)), self.extra if extra is None else extra,
+                      self.bullet if bullet is None else bullet, self.parent if parent is None else parent, item,
+                      note or self.note, chrome_lines)
 
 
 class _HtmlWalker:
@@ -512,7 +521,7 @@ class _HtmlWalker:
 
     def walk(self, element, extra: tuple[str, ...] = (), bullet: bool = False) -> None:
         # An explicit stack, not recursion: hostile pages nest thousands of levels deep.
-        stack = [_Frame(_items(element), extra, bullet)]
+        stack = [_Frame(iter(_items(element)), extra, bullet)]
         while stack:
             frame = stack[-1]
             child = next(frame.items, None)
@@ -577,7 +586,7 @@ class _HtmlWalker:
         """Each ``.line`` child is a line; nested line-blocks are read in
         place; any other child (not Sphinx's markup, but seen) is a line too."""
         lines: list[Line] = []
-        stack = [_items(block)]
+        stack = [iter(_items(block))]
         while stack:
             el = next(stack[-1], None)
             if el is None:
@@ -588,7 +597,7 @@ class _HtmlWalker:
             else:
                 classes = _classes(el)
                 if "line-block" in classes:
-                    stack.append(_items(el))
+                    stack.append(iter(_items(el)))
                 elif not _is_chrome(el, classes) and el not in self.skip:
                     lines.append(_line_from(el, self.skip, self.clean))
         return lines
