@@ -25,4 +25,7 @@ says otherwise. Figures:
 
 Each build and refresh runs in a child process so its time and memory are
 its own. Timings are figures to read, never pass/fail tests.
+
+``python -m bench.profile`` prints the CPU per main function of normalize
+and extract over the bundled corpus (``bench/profile.py``).
 """

@@ -294,10 +294,11 @@ def resolve_script_region(text: str | Mapping[str, int], declared_script: str = 
     """(script, region, warnings) of a Chinese page.
 
     The manifest's declaration comes first, then the page's own ``tag``, then
-    the character statistic of ``text`` (or of its character counts). A declared script that the text
-    clearly contradicts (at least ``MIN_EVIDENCE`` script-specific characters,
-    ``MIN_SHARE`` of them of the other script) is overruled with a warning:
-    Simplified text is never converted, Traditional text always is.
+    the character statistic of ``text`` (or of its character counts). A
+    declared script that the text clearly contradicts (at least
+    ``MIN_EVIDENCE`` script-specific characters, ``MIN_SHARE`` of them of the
+    other script) is overruled with a warning: Simplified text is never
+    converted, Traditional text always is.
     """
     warnings: list[str] = []
     declared = declared_script if declared_script in ("Hans", "Hant") else tag.script

@@ -1,6 +1,7 @@
 """``python -m bench`` runs on a tiny corpus and prints every figure (no timing
 is asserted: the figures are for reading)."""
 
+import json
 import re
 import subprocess
 import sys
@@ -51,3 +52,19 @@ def test_bench_prints_every_figure_with_a_positive_number(tmp_path):
     assert len({row.split("\t")[0] for row in manifest}) == 24
     pages = sorted((tmp_path / "scaled-corpus" / "pages").iterdir())
     assert len({p.read_bytes() for p in pages}) == 24
+
+
+@pytest.mark.slow
+def test_profile_prints_cpu_per_stage_and_function():
+    """``python -m bench.profile`` times both stages and every function it
+    lists over the bundled corpus; each figure is positive and a stage holds
+    at least its own functions' time."""
+    out = subprocess.run([sys.executable, "-m", "bench.profile", "--runs", "1", "--json"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout)
+    assert {"normalize (all)", "extract (all)", "normalize_html", "_line_of", "annotate", "_dates_and_cards",
+            "segment", "find_dates"} <= set(figures)
+    assert all(ms > 0 for ms in figures.values()), figures
+    assert figures["normalize (all)"] >= figures["normalize_html"] >= figures["_line_of"]
+    assert figures["extract (all)"] >= figures["annotate"] >= figures["_dates_and_cards"]
