@@ -240,15 +240,16 @@ def _encodable(ch: str, encoding: str) -> bool:
     return True
 
 
-def script_counts(text: str | Mapping[str, int]) -> tuple[int, int]:
-    """(Traditional-only, Simplified-only) Han characters in ``text``, or in
-    the text whose character counts ``text`` is (a page counts its
-    characters once for every check: :func:`pipeline.normalize.normalize`)."""
+def script_counts(text_or_counts: str | Mapping[str, int]) -> tuple[int, int]:
+    """(Traditional-only, Simplified-only) Han characters in a text, or in
+    the text whose character counts are given (a page counts its characters
+    once for every check: :func:`pipeline.normalize.normalize`)."""
     trad = simp = 0
     # A page repeats most of its characters: count each distinct one once.
-    if isinstance(text, Mapping):
-        pairs = text.items()
+    if isinstance(text_or_counts, Mapping):
+        pairs = text_or_counts.items()
     else:
+        text = text_or_counts
         pairs = Counter(text).items() if len(text) > 64 else zip(text, repeat(1))
     for ch, n in pairs:
         if _is_han(ch):

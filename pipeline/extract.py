@@ -477,7 +477,11 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
     such as 怪兽 follows and the name starts other cards' names), and “” or
     《》 quotes that name a known card."""
     dates = find_dates(record.text, language)
-    record.dates = mark_references(record.text, dates, *_reference_words()) if dates else []
+    if dates:
+        m = markers()
+        dates = mark_references(record.text, dates, tuple(m["date_reference_before"]),
+                                tuple(m["date_reference_after"]))
+    record.dates = dates
     if record.links and record.dates:
         for d in record.dates:
             for start, end, href in record.links:
@@ -509,13 +513,6 @@ def _quoted_name(name: str, script: str = "", region: str = "") -> tuple[str, bo
     term rather than a name); ``script`` empty: a name of a page not in Chinese."""
     norm_name = to_simplified(name, script, region) if script else name
     return norm_name, _term_quote().search(norm_name) is not None
-
-
-@lru_cache(maxsize=1)
-def _reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The words before and after a date that make it a reference (``schema/markers.json``)."""
-    m = markers()
-    return tuple(m["date_reference_before"]), tuple(m["date_reference_after"])
 
 
 def _link_at(record: Record, quote: re.Match) -> str | None:

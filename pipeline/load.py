@@ -324,7 +324,7 @@ class DatabaseWriter:
         self.tmp = Path(tmp_name)
         # Beside the database, not in the system's temporary folder: a killed build's leftovers
         # are then the next build's to clean (clean_leftovers), under the database's lock.
-        self._workdir = tempfile.TemporaryDirectory(prefix=".rulings-load-", dir=self.db_path.parent)
+        self._workdir = tempfile.TemporaryDirectory(prefix=work_prefix(self.db_path, "load"), dir=self.db_path.parent)
         # One thread: the build's workers have the other cores.
         self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1})
         try:
@@ -469,6 +469,17 @@ def merge_leftover_wal(db_path: Path) -> str | None:
     return f"{db_path}: merged the write-ahead log a killed run left"
 
 
+WORK_KINDS = ("build", "load", "refresh")
+
+
+def work_prefix(db_path: Path, kind: str) -> str:
+    """The name prefix of a working folder that a ``kind`` (one of
+    :data:`WORK_KINDS`) of run of ``db_path`` makes beside it: named after
+    the database, so that cleaning one database's leftovers never touches
+    the folders of a run on another database in the same folder."""
+    return f".{Path(db_path).name}.{kind}-"
+
+
 def clean_leftovers(db_path: Path) -> list[str]:
     """Remove what killed builds and refreshes of ``db_path`` left in its
     folder (temporary databases, their WALs, row and load folders). Call it
@@ -476,8 +487,8 @@ def clean_leftovers(db_path: Path) -> list[str]:
     Returns the removed paths."""
     folder = Path(db_path).parent
     removed = []
-    patterns = (f".{Path(db_path).name}.*.tmp", f".{Path(db_path).name}.*.tmp.wal", ".rulings-build-*",
-                ".rulings-load-*", ".rulings-refresh-*")
+    patterns = (f".{Path(db_path).name}.*.tmp", f".{Path(db_path).name}.*.tmp.wal",
+                *(work_prefix(db_path, kind) + "*" for kind in WORK_KINDS))
     for pattern in patterns:
         for path in folder.glob(pattern):
             if path.is_dir() and not path.is_symlink():
@@ -538,7 +549,7 @@ def write_refresh(db_path: Path, data: RefreshData) -> None:
         con.execute("BEGIN TRANSACTION")
         create_schema(con)  # tables added since the database was built
         check_columns(con, db_path)
-        with tempfile.TemporaryDirectory(prefix=".rulings-refresh-", dir=Path(db_path).parent) as workdir:
+        with tempfile.TemporaryDirectory(prefix=work_prefix(db_path, "refresh"), dir=Path(db_path).parent) as workdir:
             _write_refresh(con, data, Path(workdir))
         con.execute("COMMIT")
     except BaseException as exc:

@@ -607,7 +607,9 @@ def _clean_page(content) -> bool:
     """Whether the text of ``content`` holds no ``&`` (an entity left by a
     page that escaped twice) and no invisible character: then
     :func:`clean_text` changes none of its pieces and is skipped. One
-    serialization in C per page, against a regex search per text piece."""
+    serialization in C per page, against a regex search per text piece. It
+    includes text the walk drops (chrome, scripts): that can only make a
+    page take the general path, never skip a piece that needed cleaning."""
     text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
     return "&" not in text and not INVISIBLE.search(text)
 
@@ -818,7 +820,7 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None) 
     page.warnings[:0] = warnings
     chars = Counter(page_text(page))  # counted once for both checks of the page's script
     settle_script(page, chars)
-    mismatch = language_warning(page, chars)
+    mismatch = language_warning(page, chars=chars)
     if mismatch:
         page.warnings.append(mismatch)
     return page
@@ -880,7 +882,7 @@ SCRIPT_LETTERS = {
 }
 
 
-def language_warning(page: Page, chars: Counter | None = None, min_letters: int = 20) -> str | None:
+def language_warning(page: Page, min_letters: int = 20, *, chars: Counter | None = None) -> str | None:
     """A warning when most letters of the page are not in the script of its
     declared language (a Japanese page declared ``zh``, an English one declared
     ``zh``...), naming the shares and the first block in the other script.

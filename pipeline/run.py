@@ -40,7 +40,7 @@ from .errors import CompileError, CorpusError, ExtractError, GenerateError, Load
 from .extract import extract, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, ndjson,
-                   output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
+                   output_paths, previous_counts, read_records, read_snapshot_infos, record_rows, work_prefix)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, page_counts, shrinkage, utc_now
@@ -329,7 +329,7 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
     previous = previous_counts(db_path)
-    with tempfile.TemporaryDirectory(prefix=".rulings-build-", dir=db_path.parent) as tmp, \
+    with tempfile.TemporaryDirectory(prefix=work_prefix(db_path, "build"), dir=db_path.parent) as tmp, \
             DatabaseWriter(db_path) as writer:
         workdir = Path(tmp)
         for table in RECORD_TABLES:

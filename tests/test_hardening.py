@@ -18,6 +18,7 @@ from conftest import GOLD, make_corpus
 from corpus_kit import db_fingerprint
 from pipeline.cli import main
 from pipeline.corpus import Source
+from pipeline.load import clean_leftovers
 from pipeline.run import build, process_page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,8 +145,8 @@ def test_a_symlinked_database_is_written_through_the_link(small, tmp_path):
 
 def test_a_build_cleans_what_killed_builds_left_beside_the_database(small):
     corpus, db, engine = small
-    leftovers = [db.parent / ".rulings-build-abc", db.parent / ".rulings-load-def", db.parent / f".{db.name}.x1.tmp",
-                 db.parent / f".{db.name}.x1.tmp.wal"]
+    leftovers = [db.parent / f".{db.name}.build-abc", db.parent / f".{db.name}.load-def",
+                 db.parent / f".{db.name}.x1.tmp", db.parent / f".{db.name}.x1.tmp.wal"]
     leftovers[0].mkdir()
     (leftovers[0] / "records").mkdir()
     leftovers[1].mkdir()
@@ -154,6 +155,23 @@ def test_a_build_cleans_what_killed_builds_left_beside_the_database(small):
     assert build(corpus, db, engine).errors == []
     assert [p for p in leftovers if p.exists()] == []
     assert sorted(p.name for p in db.parent.iterdir()) == ["e.json", "e.mjs", "e.py", "r.duckdb", "r.duckdb.lock"]
+
+
+def test_a_build_leaves_another_databases_working_folders_alone(small):
+    """Two databases in one folder: a build of the other one starting (it
+    cleans what killed runs of *its* database left) while this build reads
+    its pages must not remove this build's working folders."""
+    corpus, db, engine = small
+    other = db.parent / "other.duckdb"
+    cleaned = []
+
+    def other_build_starts(_source_id):
+        if not cleaned:
+            cleaned.extend(clean_leftovers(other))
+
+    result = build(corpus, db, engine, progress=other_build_starts)
+    assert result.errors == [] and cleaned == []
+    assert result.records > 0
 
 
 # --------------------------------------------------------------------------- input files: one Error line, never a traceback
