@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 FIRST_YEAR = 1999
 
@@ -56,15 +57,21 @@ class RulingDate:
 
 
 def _make(raw: str, start: int, end: int, y: int, m: int, d: int, today: dt.date) -> RulingDate:
+    return RulingDate(raw, start, end, *_judge(y, m, d, today))
+
+
+@lru_cache(maxsize=1 << 14)  # a corpus writes the same days over and over
+def _judge(y: int, m: int, d: int, today: dt.date) -> tuple[str | None, bool, str]:
+    """(ISO date or None, valid, why not) of year ``y``, month ``m``, day ``d``."""
     try:
         value = dt.date(y, m, d)
     except ValueError:
-        return RulingDate(raw, start, end, None, False, "impossible date")
+        return None, False, "impossible date"
     if value.year < FIRST_YEAR:
-        return RulingDate(raw, start, end, None, False, f"before {FIRST_YEAR}")
+        return None, False, f"before {FIRST_YEAR}"
     if value > today:
-        return RulingDate(raw, start, end, None, False, "in the future")
-    return RulingDate(raw, start, end, value.isoformat(), True, "")
+        return None, False, "in the future"
+    return value.isoformat(), True, ""
 
 
 # Full-width digits, slash and hyphen -> ASCII: one character for one, so offsets hold.
@@ -109,6 +116,9 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     return sorted(found, key=lambda r: r.start)
 
 
+_CLAUSE_END = re.compile(r"[。；;！？!?]")
+
+
 def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
                     after: tuple[str, ...], window: int = 12) -> list[RulingDate]:
     """``dates`` with the kind ``reference`` where the text refers to an
@@ -118,7 +128,7 @@ def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
     attribute: ``2023/1/6的「德梅特爷爷」``)."""
     out = []
     for d in dates:
-        lead = re.split(r"[。；;！？!?]", text[max(0, d.start - window):d.start])[-1]
+        lead = _CLAUSE_END.split(text[max(0, d.start - window):d.start])[-1]
         tail = text[d.end:d.end + max((len(w) for w in after), default=0)]
         refers = any(w in lead for w in before) or any(tail.startswith(w) for w in after)
         out.append(RulingDate(d.raw, d.start, d.end, d.iso, d.valid, d.reason, "reference") if refers else d)

@@ -169,6 +169,7 @@ def pipeline_for(language: str) -> Language:
         Language.factory("rulings_procedural", func=_procedural_factory)
     if language == "zh":
         nlp = spacy.blank("zh")
+        nlp.tokenizer = CharTokenizer(nlp.vocab)
         ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
                              config={"spans_key": "retention", "phrase_matcher_attr": "ORTH", "validate": False})
         ruler.add_patterns(_retention_patterns())
@@ -179,6 +180,30 @@ def pipeline_for(language: str) -> Language:
                              config={"spans_key": "retention", "phrase_matcher_attr": "LOWER", "validate": False})
         ruler.add_patterns(_retention_patterns_en())
     return nlp
+
+
+# One token per non-space character, a single space after it kept as its
+# trailing space, any other whitespace run a token of its own.
+_CHAR_TOKEN = re.compile(r"(\S)( ?)|(\s+)")
+
+
+class CharTokenizer:
+    """spaCy's Chinese ``char`` tokenizer: the same tokens and spaces, with
+    the whitespace aligned by one regex pass instead of
+    ``spacy.util.get_words_and_spaces`` (a Python loop that slices the text
+    at every character: a tenth of extract's time on a yearly log)."""
+
+    def __init__(self, vocab):
+        from spacy.tokens import Doc as SpacyDoc  # spaCy is loaded: a pipeline is being made
+
+        self.vocab, self._doc = vocab, SpacyDoc
+
+    def __call__(self, text: str) -> Doc:
+        words, spaces = [], []
+        for char, space, run in _CHAR_TOKEN.findall(text):
+            words.append(char or run)
+            spaces.append(space == " ")
+        return self._doc(self.vocab, words=words, spaces=spaces)
 
 
 # --------------------------------------------------------------------------- segmentation

@@ -250,6 +250,18 @@ def _is_chrome(el, classes: frozenset[str]) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)  # a site uses a few (tag, class, role) triples over and over
+def _leaf_kind(tag: str, class_value: str | None, role: str | None) -> tuple[bool, bool]:
+    """(site chrome, struck through) for an element of ``tag`` with these
+    ``class`` and ``role`` attributes: what :func:`_is_chrome` and the
+    strike test decide, from the attributes alone."""
+    classes = _class_set(class_value) if class_value else _NO_CLASSES
+    tags, chrome_classes, roles, keep_classes, keep_roles = _chrome()
+    chrome = ((tag in tags or bool(classes & chrome_classes) or role in roles)
+              and not (classes & keep_classes or role in keep_roles))
+    return chrome, tag in STRIKE_TAGS or "strike" in classes
+
+
 def _items(el) -> list:
     """The children of ``el`` in document order, text included: its ``.text``,
     then each child element followed by that child's ``.tail`` (a list: the
@@ -303,7 +315,9 @@ class _LineBuilder:
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
-            s = _WHITESPACE.sub(" ", raw if self.clean else clean_text(raw))
+            s = raw if self.clean else clean_text(raw)
+            if not (s.isprintable() and "  " not in s):  # else no whitespace but single ASCII spaces: as is
+                s = _WHITESPACE.sub(" ", s)
             self.parts.append(s)
             if in_strike:
                 self.struck.append((self.pos, self.pos + len(s)))
@@ -369,10 +383,10 @@ class _LineBuilder:
     def _leaf(self, element, tag: str, in_strike: bool) -> None:
         """A childless element other than a cell or ``<br>``: what
         :meth:`element`'s walk does for it, without the walk."""
-        classes = _classes(element)
-        if _is_chrome(element, classes) or element in self.skip:
+        chrome, strike = _leaf_kind(tag, element.get("class"), element.get("role"))
+        if chrome or element in self.skip:
             return
-        strike = in_strike or tag in STRIKE_TAGS or "strike" in classes
+        strike = in_strike or strike
         text = element.text
         if tag != "a":
             self.text(text, strike)
@@ -891,8 +905,7 @@ def language_warning(page: Page, min_letters: int = 20, *, chars: Counter | None
     if expected is None:
         return None
     chars = Counter(page_text(page)) if chars is None else chars
-    counts = {script: sum(n for ch, n in chars.items() if pattern.match(ch))
-              for script, pattern in SCRIPT_LETTERS.items()}
+    counts = letter_counts(chars)
     total = sum(counts.values())
     if total < min_letters or max(counts, key=counts.get) == expected:
         return None
@@ -901,6 +914,14 @@ def language_warning(page: Page, min_letters: int = 20, *, chars: Counter | None
     where = f"block {first_other.index} (section {' / '.join(first_other.section) or '-'})" if first_other else "-"
     return (f"{page.source_id}: declared language {page.language!r} but most letters are not {expected} "
             f"({shares}); first such block: {where}")
+
+
+def letter_counts(chars: Counter) -> dict[str, int]:
+    """Letters per script of :data:`SCRIPT_LETTERS`, from character counts
+    (character -> occurrences): each distinct character is matched once,
+    by one ``findall`` per script over them all."""
+    distinct = "".join(chars)
+    return {script: sum(map(chars.__getitem__, pattern.findall(distinct))) for script, pattern in SCRIPT_LETTERS.items()}
 
 
 def _letters_mostly_not(block: Block, expected: str) -> bool:

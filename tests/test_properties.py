@@ -13,7 +13,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.compile import info_kinds
@@ -180,7 +180,9 @@ LEAF_MARKUP = st.lists(st.one_of(
     st.text(alphabet=st.sampled_from(list("ab 1。&;\u200b\u00ad")), max_size=6),
     st.sampled_from(['<a href="?fid=1">17/3/24</a>', '<a href="u">1</a>', "<a>2</a>", "<del>x</del>",
                      '<span class="strike">y</span>', '<span class="headerlink">¶</span>', "<b></b>", "<br>",
-                     "<td>c</td>", '<a href="v"><b>n</b></a>', "&amp;amp;", "&#8203;", "<nav>m</nav>"]),
+                     "<td>c</td>", '<a href="v"><b>n</b></a>', "&amp;amp;", "&#8203;", "<nav>m</nav>",
+                     '<span role="navigation">r</span>', '<nav class="footnote">k</nav>', '<a class="strike toc">t</a>',
+                     '<s role="doc-footnote">f</s>', '<span class="headerlink footnote">h</span>']),
 ), max_size=10)
 
 
@@ -215,3 +217,48 @@ class _EveryTag:
 
 
 _EVERY_TAG = _EveryTag()
+
+
+WHITESPACE_TEXT = st.text(alphabet=st.sampled_from(list("a中 1\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2000\u2028\u3000\u200b")),
+                          max_size=12)
+
+
+@SETTINGS
+@given(text=WHITESPACE_TEXT)
+@example(text="a  b").via("a double space")
+@example(text="a\u3000b").via("an ideographic space")
+def test_whitespace_shortcut_collapses_as_the_pattern_does(text):
+    """_LineBuilder.text leaves a piece as it is when it is printable with
+    no double space; the whitespace pattern must then change nothing."""
+    from pipeline import normalize as nz
+
+    builder = nz._LineBuilder(clean=True)
+    builder.text(text)
+    assert "".join(builder.parts) == (nz._WHITESPACE.sub(" ", text) if text else "")
+    assert builder.pos == len("".join(builder.parts))
+
+
+@SETTINGS
+@given(text=WHITESPACE_TEXT)
+@example(text=" a  b \n c ").via("spaces before, between and after")
+def test_char_tokenizer_tokens_as_spacy_does(text):
+    """extract's Chinese tokenizer gives the tokens and spaces of spaCy's own
+    ``char`` segmenter, whatever the whitespace."""
+    from pipeline.extract import pipeline_for
+    from spacy.lang.zh import ChineseTokenizer
+
+    nlp = pipeline_for("zh")
+    ours = nlp.tokenizer(text)
+    spacys = ChineseTokenizer(nlp.vocab)(text)
+    assert [(t.text, t.whitespace_) for t in ours] == [(t.text, t.whitespace_) for t in spacys]
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from(list("a Z中文\u3400\u4dbf\u9fffかカー・한\uac00\ud7a3é1")), max_size=40))
+def test_letter_counts_count_each_character(text):
+    """letter_counts matches each distinct character once: the counts are
+    those of matching every character of the text."""
+    from pipeline.normalize import SCRIPT_LETTERS, letter_counts
+
+    expected = {script: sum(1 for ch in text if pattern.match(ch)) for script, pattern in SCRIPT_LETTERS.items()}
+    assert letter_counts(Counter(text)) == expected
