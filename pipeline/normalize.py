@@ -243,18 +243,15 @@ def _class_set(value: str) -> frozenset[str]:
     return frozenset(value.split())
 
 
-def _is_chrome(el, classes: frozenset[str]) -> bool:
-    tags, chrome_classes, roles, keep_classes, keep_roles = _chrome()
-    if el.tag in tags or classes & chrome_classes or el.get("role") in roles:
-        return not (classes & keep_classes or el.get("role") in keep_roles)
-    return False
+def _is_chrome(el) -> bool:
+    return _element_kind(el.tag, el.get("class"), el.get("role"))[0]
 
 
 @lru_cache(maxsize=4096)  # a site uses a few (tag, class, role) triples over and over
-def _leaf_kind(tag: str, class_value: str | None, role: str | None) -> tuple[bool, bool]:
+def _element_kind(tag: str, class_value: str | None, role: str | None) -> tuple[bool, bool]:
     """(site chrome, struck through) for an element of ``tag`` with these
-    ``class`` and ``role`` attributes: what :func:`_is_chrome` and the
-    strike test decide, from the attributes alone."""
+    ``class`` and ``role`` attributes, by the chrome markers of
+    ``schema/markers.json`` (:func:`_chrome`) and :data:`STRIKE_TAGS`."""
     classes = _class_set(class_value) if class_value else _NO_CLASSES
     tags, chrome_classes, roles, keep_classes, keep_roles = _chrome()
     chrome = ((tag in tags or bool(classes & chrome_classes) or role in roles)
@@ -351,8 +348,10 @@ class _LineBuilder:
                     walker.skip_subtree()
                     frames.append((outer_strike, self.pos, False))
                     continue
-                classes = _classes(el) if isinstance(tag, str) else _NO_CLASSES
-                if not isinstance(tag, str) or _is_chrome(el, classes) or el in self.skip:
+                # a comment or entity left in the tree is skipped as chrome is
+                chrome, struck = (_element_kind(tag, el.get("class"), el.get("role")) if isinstance(tag, str)
+                                  else (True, False))
+                if chrome or el in self.skip:
                     walker.skip_subtree()
                     frames.append((outer_strike, self.pos, False))
                     continue
@@ -365,7 +364,7 @@ class _LineBuilder:
                     self.cell_starts.append(self.pos)
                 elif tag == "a" and (el.text or "")[:1].isdigit():
                     self.digit_break()
-                strike = outer_strike or tag in STRIKE_TAGS or "strike" in classes
+                strike = outer_strike or struck
                 frames.append((strike, self.pos, True))
                 self.text(el.text, strike)
             else:
@@ -383,7 +382,7 @@ class _LineBuilder:
     def _leaf(self, element, tag: str, in_strike: bool) -> None:
         """A childless element other than a cell or ``<br>``: what
         :meth:`element`'s walk does for it, without the walk."""
-        chrome, strike = _leaf_kind(tag, element.get("class"), element.get("role"))
+        chrome, strike = _element_kind(tag, element.get("class"), element.get("role"))
         if chrome or element in self.skip:
             return
         strike = in_strike or strike
@@ -543,7 +542,7 @@ class _HtmlWalker:
                 self.flush(frame)
                 stack.pop()
                 continue
-            if isinstance(child, str) or (child.tag in INLINE_TAGS and not _is_chrome(child, _classes(child))):
+            if isinstance(child, str) or (child.tag in INLINE_TAGS and not _is_chrome(child)):
                 frame.run.append(child)
                 continue
             self.flush(frame)
@@ -566,7 +565,7 @@ class _HtmlWalker:
         """Handle one block-level item of ``frame``; returns the frame to
         descend into, if any."""
         classes = _classes(child)
-        if _is_chrome(child, classes) or child in self.skip:
+        if _is_chrome(child) or child in self.skip:
             return None
         name = child.tag
         if name in HEADINGS:
@@ -612,7 +611,7 @@ class _HtmlWalker:
                 classes = _classes(el)
                 if "line-block" in classes:
                     stack.append(iter(_items(el)))
-                elif not _is_chrome(el, classes) and el not in self.skip:
+                elif not _is_chrome(el) and el not in self.skip:
                     lines.append(_line_from(el, self.skip, self.clean))
         return lines
 
@@ -921,11 +920,11 @@ def letter_counts(chars: Counter) -> dict[str, int]:
     (character -> occurrences): each distinct character is matched once,
     by one ``findall`` per script over them all."""
     distinct = "".join(chars)
-    return {script: sum(map(chars.__getitem__, pattern.findall(distinct))) for script, pattern in SCRIPT_LETTERS.items()}
+    return {script: sum(map(chars.__getitem__, pattern.findall(distinct)))
+            for script, pattern in SCRIPT_LETTERS.items()}
 
 
 def _letters_mostly_not(block: Block, expected: str) -> bool:
     """Whether ``block`` has letters and most are not in the ``expected`` script."""
-    text = "\n".join(line.text for line in block.lines)
-    counts = {script: len(pattern.findall(text)) for script, pattern in SCRIPT_LETTERS.items()}
+    counts = letter_counts(Counter("\n".join(line.text for line in block.lines)))
     return any(counts.values()) and max(counts, key=counts.get) != expected
