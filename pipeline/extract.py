@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -515,19 +516,19 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                     if fid:
                         record.faq.append((d.raw, fid.group(1), href))
     text = record.text
+    links = _Links(record.links)
     if "「" in text:
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
             norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
             kind = "term" if is_term else "archetype" if _archetype(text, q.end(), norm_name) else "card"
-            link = _link_at(record, q) if record.links else None
-            record.cards.append(CardMention(name, q.start(1), q.end(1), link, norm_name, kind))
+            record.cards.append(CardMention(name, q.start(1), q.end(1), links.at(q), norm_name, kind))
     if "“" in record.text or "《" in record.text:
         for q in OTHER_QUOTES.finditer(record.text):
             name = q.group(q.lastindex)
             norm_name = to_simplified(name, script, region) if language == "zh" else name
             if card_index().link(name).passcode is not None or card_index().link(norm_name).passcode is not None:
-                record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), _link_at(record, q),
+                record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), links.at(q),
                                                 norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
 
@@ -540,10 +541,30 @@ def _quoted_name(name: str, script: str = "", region: str = "") -> tuple[str, bo
     return norm_name, _term_quote().search(norm_name) is not None
 
 
-def _link_at(record: Record, quote: re.Match) -> str | None:
-    """The target of a link on the quoted name (its group: the one that matched)."""
-    start, end = quote.start(quote.lastindex), quote.end(quote.lastindex)
-    return next((h for s, e, h in record.links if s >= start - 1 and e <= end + 1), None)
+class _Links:
+    """A record's links (start, end, target), for finding the one on a quoted name."""
+
+    def __init__(self, links: list[tuple[int, int, str]]):
+        self.links = links
+        # Links come in text order; were they not, every one would be looked at.
+        self.ordered = all(a[0] <= b[0] for a, b in zip(links, links[1:]))
+
+    def at(self, quote: re.Match) -> str | None:
+        """The target of the first link inside the quoted name (its group:
+        the one that matched) give or take one character, or None."""
+        if not self.links:
+            return None
+        start, end = quote.start(quote.lastindex) - 1, quote.end(quote.lastindex) + 1
+        # In text order, links from the first one starting at ``start`` on, up to one starting past ``end``
+        # (its end is past ``end`` too).
+        first = bisect_left(self.links, (start,)) if self.ordered else 0
+        for i in range(first, len(self.links)):
+            s, e, href = self.links[i]
+            if s >= start and e <= end:
+                return href
+            if self.ordered and s > end:
+                return None
+        return None
 
 
 @lru_cache(maxsize=1)
@@ -585,15 +606,24 @@ class _Term:
 
 
 def _quote_ranges(text: str, opener: str, closer: str) -> list[tuple[int, int]]:
+    """The outermost ``opener``...``closer`` ranges of ``text`` (nested quotes
+    inside them, an unmatched closer ignored); only the quote marks are visited."""
+    if opener not in text:
+        return []
     ranges, stack = [], []
-    for i, ch in enumerate(text):
-        if ch == opener:
-            stack.append(i)
-        elif ch == closer and stack:
+    for m in _quote_marks(opener, closer).finditer(text):
+        if m.group() == opener:
+            stack.append(m.start())
+        elif stack:
             start = stack.pop()
             if not stack:
-                ranges.append((start, i + 1))
+                ranges.append((start, m.end()))
     return ranges
+
+
+@lru_cache(maxsize=8)
+def _quote_marks(opener: str, closer: str) -> re.Pattern:
+    return re.compile(f"[{re.escape(opener)}{re.escape(closer)}]")
 
 
 def _inside(ranges: list[tuple[int, int]], a: int, b: int, strict: bool = True) -> bool:
@@ -602,7 +632,16 @@ def _inside(ranges: list[tuple[int, int]], a: int, b: int, strict: bool = True) 
 
 def _terms(doc: Doc, text: str) -> list[_Term]:
     """Matched terms, longest-then-leftmost, minus those inside quotes;
-    ``text`` is the doc's text (``doc.text`` joins its tokens anew each time)."""
+    ``text`` is the doc's text (``doc.text`` joins its tokens anew each time).
+    Read once per doc (an example's sentence is read twice); callers never
+    change the list or its terms."""
+    cached = doc.user_data.get("terms")
+    if cached is None:
+        cached = doc.user_data["terms"] = _read_terms(doc, text)
+    return cached
+
+
+def _read_terms(doc: Doc, text: str) -> list[_Term]:
     from spacy.util import filter_spans  # spaCy is loaded: a doc exists
 
     card_ranges = _quote_ranges(text, "「", "」")

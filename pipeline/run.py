@@ -4,7 +4,7 @@ Pages are independent until compile, so a corpus of several pages is spread
 over worker processes (one per core by default, ``fork`` where the platform
 has it, results taken in manifest order so the output does not depend on
 timing). A worker normalizes and extracts its page and writes the page's
-record rows as NDJSON files that the load reads in bulk; it hands back only
+record rows as JSON files that the load reads in bulk; it hands back only
 the records compile needs (those stating something), so memory stays
 bounded by the statements, not by the corpus.
 
@@ -39,7 +39,7 @@ from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
-from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, ndjson,
+from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
                    output_paths, previous_counts, read_records, read_snapshot_infos, record_rows, work_prefix)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
@@ -148,7 +148,7 @@ def _previous_page(db_path: Path, source: Source) -> PageResult | None:
 
 @dataclass
 class PageOutcome:
-    """What one page gives the build: its record rows (NDJSON files per
+    """What one page gives the build: its record rows (JSON files per
     table), the records compile needs (pickled: :func:`pack_for_compile`),
     counts, timings, or the error."""
 
@@ -165,7 +165,7 @@ class PageOutcome:
 
 def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir: Path, stem: str,
               counts: Counter) -> dict[str, Path]:
-    """Write the record rows of one page to ``workdir/<table>/<stem>.ndjson``;
+    """Write the record rows of one page to ``workdir/<table>/<stem>.json`` (a JSON array);
     adds record, date, card and statement counts to ``counts``."""
     rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
     counts.update(page_counts(records))  # records, statements, dated records: what the shrink guard compares
@@ -174,8 +174,8 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir
     files = {}
     for table in RECORD_TABLES:
         if rows[table]:
-            files[table] = workdir / table / f"{stem}.ndjson"
-            files[table].write_bytes(ndjson(rows[table]))
+            files[table] = workdir / table / f"{stem}.json"
+            files[table].write_bytes(json_array(rows[table]))
     return files
 
 

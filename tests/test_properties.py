@@ -262,3 +262,40 @@ def test_letter_counts_count_each_character(text):
 
     expected = {script: sum(1 for ch in text if pattern.match(ch)) for script, pattern in SCRIPT_LETTERS.items()}
     assert letter_counts(Counter(text)) == expected
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=60))
+@example(text="a\ud800b\udfff\U0010ffff\x00").via("lone surrogates, the last code point, NUL")
+@example(text="").via("no text")
+def test_char_counts_are_counters(text):
+    """normalize's NumPy character count gives what ``Counter`` gives, for any
+    code point (astral ones and lone surrogates a bad decode may leave)."""
+    from pipeline.normalize import char_counts
+
+    assert char_counts(text) == dict(Counter(text))
+
+
+LINKS = st.lists(st.tuples(st.integers(0, 40), st.integers(1, 6), st.sampled_from(["/a", "/b", "/c"])).map(
+    lambda t: (t[0], t[0] + t[1], t[2])), max_size=8)
+
+
+@SETTINGS
+@given(links=LINKS, start=st.integers(0, 45), length=st.integers(1, 8), in_order=st.booleans())
+@example(links=[(5, 9, "/a"), (3, 12, "/b")], start=4, length=6, in_order=False).via("links out of text order")
+@example(links=[(4, 6, "/a"), (4, 10, "/b")], start=5, length=4, in_order=True).via("two links from one place")
+def test_link_on_a_quoted_name_is_the_first_inside_it(links, start, length, in_order):
+    """extract's link lookup (a bisection when links are in text order) finds
+    what a scan of every link finds: the first link within the quoted name,
+    give or take one character."""
+    import re
+
+    from pipeline.extract import _Links
+
+    if in_order:
+        links = sorted(links, key=lambda link: link[0])
+    text = "x" * start + "「" + "n" * length + "」" + "x" * 10
+    quote = re.compile("「(n+)」").search(text)
+    a, b = quote.start(1), quote.end(1)
+    expected = next((h for s, e, h in links if s >= a - 1 and e <= b + 1), None)
+    assert _Links(links).at(quote) == expected
