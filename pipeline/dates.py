@@ -29,13 +29,17 @@ from functools import lru_cache
 
 FIRST_YEAR = 1999
 
-YMD_SHORT = re.compile(r"(?<![\d/.:])(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\d/])")
-YMD_CJK = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+# Each pattern starts with the digit it needs, and the character before that
+# digit is checked after it (``\d(?<![\d/.:]\d)``, not ``(?<![\d/.:])\d``): a
+# pattern that starts with a lookbehind is tried at every character of the
+# text, one that starts with a digit only where a digit is (four times faster).
+YMD_SHORT = re.compile(r"(\d(?<![\d/.:]\d)\d?)/(\d{1,2})/(\d{1,2})(?![\d/])")
+YMD_CJK = re.compile(r"(\d(?<!\d\d)\d{3})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 # ISO dates take any four-digit year (an impossible one is stored invalid); with
 # slashes only 19xx/20xx, so arithmetic such as ``1600/2/2=400`` is no date.
-YMD_ISO = re.compile(r"(?<![\d/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"
-                     r"|(?<![\d/-])((?:19|20)\d\d)/(\d{1,2})/(\d{1,2})(?![\d/=])")
-MDY_US = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+YMD_ISO = re.compile(r"(\d(?<![\d/-]\d)\d{3})-(\d{1,2})-(\d{1,2})(?![\d-])"
+                     r"|((?:19|20)(?<![\d/-]..)\d\d)/(\d{1,2})/(\d{1,2})(?![\d/=])")
+MDY_US = re.compile(r"(\d(?<![\d/]\d)\d?)/(\d{1,2})/(\d{4})(?![\d/])")
 
 
 @dataclass(frozen=True, slots=True)

@@ -393,7 +393,7 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
     if struck and not _WORDS.search(TRAILING_DATES.sub("", still_said)):
         status, withdrawn = "superseded", ""  # all its words struck through (a date or a full stop may remain)
     else:
-        status, withdrawn = "current", _withdrawn_text(text, struck)
+        status, withdrawn = "current", _withdrawn_text(text, struck) if struck else ""
         if channel == "under_review" or _pending(still_said):
             status = "pending"
     norm = canonical_text(text, page.language, page.script, page.region)
@@ -516,7 +516,7 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                     if fid:
                         record.faq.append((d.raw, fid.group(1), href))
     text = record.text
-    links = _Links(record.links)
+    links = _Links(record.links) if record.links else _NO_LINKS
     if "「" in text:
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
@@ -565,6 +565,9 @@ class _Links:
             if self.ordered and s > end:
                 return None
         return None
+
+
+_NO_LINKS = _Links([])
 
 
 @lru_cache(maxsize=1)

@@ -9,10 +9,9 @@ every table is loaded, so a build killed at any point leaves the previous
 database intact. Rows are loaded in bulk, never row by row: they are written
 as JSON (in the build's worker processes, one array per page and table; rows
 made at the end, streamed as newline-delimited JSON) and read with DuckDB's
-``read_json`` in one ``INSERT ... SELECT`` per batch of pages. Batches are committed to the temporary file as they come
-(an open transaction holds its rows in memory); the rename is what makes a
-build all or nothing. A refresh writes in place, in one transaction
-(:func:`write_refresh`).
+``read_json`` in one ``INSERT ... SELECT`` per batch of pages, all in one
+transaction on the temporary file; the rename is what makes a build all or
+nothing. A refresh writes in place, in one transaction (:func:`write_refresh`).
 """
 
 from __future__ import annotations
@@ -315,10 +314,14 @@ class DatabaseWriter:
     (an error, a kill) leaves ``db_path`` as it was.
 
     Rows can come early (:meth:`insert_files`, while a build still reads
-    pages) and at the end (:meth:`commit`). DuckDB's memory is capped at
-    ``memory_limit`` (it spills to disk beyond): a build's memory must not
-    grow with the corpus. 64 MB: a 4,000-page build peaked at 447 MB with it
-    and 503 MB with 128 MB, no slower (``bench``). Use as a context manager.
+    pages) and at the end (:meth:`commit`), all in one transaction: DuckDB
+    writes the full row groups of a transaction's inserts straight to the
+    file, where a commit per batch logged them to the write-ahead log and
+    wrote them again at each checkpoint (a quarter more of DuckDB's time).
+    DuckDB's memory is capped at ``memory_limit`` (it spills to disk
+    beyond): a build's memory must not grow with the corpus. 64 MB: a
+    4,000-page build peaked at 447 MB with it and 503 MB with 128 MB, no
+    slower (``bench``). Use as a context manager.
     """
 
     def __init__(self, db_path: Path, memory_limit: str = "64MB"):
@@ -347,19 +350,12 @@ class DatabaseWriter:
         self.close()
 
     def insert_files(self, files: dict[str, list[Path]]) -> None:
-        """Insert row files of :func:`json_array` (table -> files) and
-        commit them to the temporary file: DuckDB holds an open transaction's
-        rows in memory, so a build loads in batches (the rename is what makes
-        the build all or nothing). Raises LoadError naming the table when
-        DuckDB refuses the rows."""
+        """Insert row files of :func:`json_array` (table -> files) into the
+        build's transaction (committed by :meth:`commit`). Raises LoadError
+        naming the table when DuckDB refuses the rows."""
         for table, paths in files.items():
             if paths:
                 self._insert(table, [], paths)
-        try:
-            self.con.execute("COMMIT")
-            self.con.execute("BEGIN TRANSACTION")
-        except duckdb.Error as exc:
-            raise LoadError(f"cannot write the new database: {exc}", place=str(self.tmp)) from exc
 
     def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
         try:

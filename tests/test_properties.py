@@ -299,3 +299,29 @@ def test_link_on_a_quoted_name_is_the_first_inside_it(links, start, length, in_o
     a, b = quote.start(1), quote.end(1)
     expected = next((h for s, e, h in links if s >= a - 1 and e <= b + 1), None)
     assert _Links(links).at(quote) == expected
+
+
+# The date patterns as first written, a lookbehind first: dates.py checks the
+# character before the first digit after that digit, which must change nothing.
+LOOKBEHIND_FIRST = {
+    "YMD_SHORT": r"(?<![\d/.:])(\d{1,2})/(\d{1,2})/(\d{1,2})(?![\d/])",
+    "YMD_CJK": r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日",
+    "YMD_ISO": r"(?<![\d/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])|(?<![\d/-])((?:19|20)\d\d)/(\d{1,2})/(\d{1,2})(?![\d/=])",
+    "MDY_US": r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
+}
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from(list("0121923/-.:=年月日 ３\n")), max_size=40))
+@example(text="1/2/3 12/1/24 2019/1/2 2019-01-02 2024年1月2日 3/14/2019").via("one date of each pattern")
+@example(text="01/2/3 1.1/2/3 :1/2/3 12019/1/2 /2019-1-2 -2019/1/2 x2019年1月2日 1/1/2/3").via("after a digit or mark")
+def test_date_patterns_match_as_lookbehind_first(text):
+    """Each date pattern finds the same tokens (places and groups) as its
+    form with the lookbehind before the first digit."""
+    import re
+
+    from pipeline import dates
+
+    for name, pattern in LOOKBEHIND_FIRST.items():
+        ours = [(m.span(), m.groups()) for m in getattr(dates, name).finditer(text)]
+        assert ours == [(m.span(), m.groups()) for m in re.finditer(pattern, text)], name
