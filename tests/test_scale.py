@@ -79,3 +79,26 @@ def test_duplicate_record_ids_are_found_without_a_primary_key():
     con.execute("INSERT INTO records (record_id, source_id) VALUES ('r1', 'b')")
     with pytest.raises(LoadError, match=r"record ids are not unique: r1 \(2 rows\)"):
         check_unique_records(con, "test")
+
+
+def test_row_files_and_streamed_rows_load_the_same_values(tmp_path):
+    """A page's rows as a JSON array file (the build's workers) and rows
+    streamed as NDJSON (the end of a build, a refresh) load the same values,
+    whatever the text holds: quotes, backslashes, line breaks, NULLs, lists."""
+    from pipeline.load import bulk_insert, columns, json_array
+
+    def row(i: int, text: str, cells) -> dict:
+        return {**dict.fromkeys(columns()["records"]), "record_id": f"r{i}", "source_id": "s", "seq": i,
+                "block": 0, "section_path": "节 / 小节", "role": "principle", "status": "current", "withdrawn": "",
+                "text": text, "cells": cells, "norm_text": text, "first_seen_run": 1}
+
+    texts = ['「引号」"x" \\ 反斜杠', "两行\n文字\t制表", "", "𠀀 astral ™"]
+    in_file = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
+    streamed = [row(i + 10, t, ["ｘ"] if i % 2 else None) for i, t in enumerate(texts)]
+    page = tmp_path / "page.json"
+    page.write_bytes(json_array(in_file))
+    con = duckdb.connect()
+    create_schema(con)
+    bulk_insert(con, "records", streamed, tmp_path, [page])
+    got = con.execute("SELECT record_id, text, cells, norm_text, parent_id, seq FROM records ORDER BY seq").fetchall()
+    assert got == [(r["record_id"], r["text"], r["cells"], r["text"], None, r["seq"]) for r in in_file + streamed]
