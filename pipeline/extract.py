@@ -546,8 +546,9 @@ class _Links:
 
     def __init__(self, links: list[tuple[int, int, str]]):
         self.links = links
-        # Links come in text order; were they not, every one would be looked at.
-        self.ordered = all(a[0] <= b[0] for a, b in zip(links, links[1:]))
+        # Links come in text order, each ending after it starts; were they not, every one would be looked at.
+        self.ordered = (all(a[0] <= b[0] for a, b in zip(links, links[1:]))
+                        and all(start <= end for start, end, _ in links))
 
     def at(self, quote: re.Match) -> str | None:
         """The target of the first link inside the quoted name (its group:
@@ -556,7 +557,7 @@ class _Links:
             return None
         start, end = quote.start(quote.lastindex) - 1, quote.end(quote.lastindex) + 1
         # In text order, links from the first one starting at ``start`` on, up to one starting past ``end``
-        # (its end is past ``end`` too).
+        # (it ends past ``end`` too, as every later one).
         first = bisect_left(self.links, (start,)) if self.ordered else 0
         for i in range(first, len(self.links)):
             s, e, href = self.links[i]

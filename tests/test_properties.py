@@ -270,20 +270,23 @@ def test_letter_counts_count_each_character(text):
 @example(text="").via("no text")
 def test_char_counts_are_counters(text):
     """normalize's NumPy character count gives what ``Counter`` gives, for any
-    code point (astral ones and lone surrogates a bad decode may leave)."""
+    code point (astral ones and lone surrogates a bad decode may leave), when
+    the text is counted at once or a few characters at a time."""
     from pipeline.normalize import char_counts
 
     assert char_counts(text) == dict(Counter(text))
+    assert char_counts(text, chunk=3) == dict(Counter(text))
 
 
-LINKS = st.lists(st.tuples(st.integers(0, 40), st.integers(1, 6), st.sampled_from(["/a", "/b", "/c"])).map(
-    lambda t: (t[0], t[0] + t[1], t[2])), max_size=8)
+LINKS = st.lists(st.tuples(st.integers(0, 40), st.integers(-2, 6), st.sampled_from(["/a", "/b", "/c"])).map(
+    lambda t: (t[0], t[0] + t[1], t[2])), max_size=8)  # a few end before they start: the lookup must not assume
 
 
 @SETTINGS
 @given(links=LINKS, start=st.integers(0, 45), length=st.integers(1, 8), in_order=st.booleans())
 @example(links=[(5, 9, "/a"), (3, 12, "/b")], start=4, length=6, in_order=False).via("links out of text order")
 @example(links=[(4, 6, "/a"), (4, 10, "/b")], start=5, length=4, in_order=True).via("two links from one place")
+@example(links=[(16, 18, "/a"), (17, 9, "/b")], start=3, length=6, in_order=True).via("a link ending before it starts")
 def test_link_on_a_quoted_name_is_the_first_inside_it(links, start, length, in_order):
     """extract's link lookup (a bisection when links are in text order) finds
     what a scan of every link finds: the first link within the quoted name,
