@@ -556,8 +556,8 @@ class _Links:
         if not self.links:
             return None
         start, end = quote.start(quote.lastindex) - 1, quote.end(quote.lastindex) + 1
-        # In text order, links from the first one starting at ``start`` on, up to one starting past ``end``
-        # (it ends past ``end`` too, as every later one).
+        # In text order: the links from the first one starting at ``start`` on, up to one starting past
+        # ``end`` (it and every later link end past ``end``: each ends after it starts).
         first = bisect_left(self.links, (start,)) if self.ordered else 0
         for i in range(first, len(self.links)):
             s, e, href = self.links[i]
