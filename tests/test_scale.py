@@ -95,10 +95,25 @@ def test_row_files_and_streamed_rows_load_the_same_values(tmp_path):
     texts = ['「引号」"x" \\ 反斜杠', "两行\n文字\t制表", "", "𠀀 astral ™"]
     in_file = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
     streamed = [row(i + 10, t, ["ｘ"] if i % 2 else None) for i, t in enumerate(texts)]
-    page = tmp_path / "page.json"
-    page.write_bytes(json_array(in_file))
+    pages = [tmp_path / f"page{i}.json" for i in range(4)]  # a batch of pages: joined into one array file
+    for page, rows in zip(pages, (in_file[:1], [], in_file[1:3], in_file[3:])):
+        page.write_bytes(json_array(rows))
+    work = tmp_path / "work"
+    work.mkdir()
     con = duckdb.connect()
     create_schema(con)
-    bulk_insert(con, "records", streamed, tmp_path, [page])
-    got = con.execute("SELECT record_id, text, cells, norm_text, parent_id, seq FROM records ORDER BY seq").fetchall()
+    bulk_insert(con, "records", streamed, work, pages)
+    got = con.execute("SELECT record_id, text, cells, norm_text, parent_id, seq FROM records").fetchall()  # as inserted
     assert got == [(r["record_id"], r["text"], r["cells"], r["text"], None, r["seq"]) for r in in_file + streamed]
+    assert not (tmp_path / "work" / "records.json").exists()  # the joined copy is gone once loaded
+
+
+def test_a_row_file_cut_short_is_named(tmp_path):
+    from pipeline.load import join_arrays, json_array
+
+    good, cut = tmp_path / "a.json", tmp_path / "b.json"
+    good.write_bytes(json_array([{"key": "k", "value": "v"}]))
+    cut.write_bytes(json_array([{"key": "k", "value": "v"}])[:-3])
+    with pytest.raises(LoadError, match="not a JSON array") as err:
+        join_arrays([good, cut], tmp_path / "out.json")
+    assert err.value.place == str(cut)
