@@ -287,10 +287,10 @@ def write_ndjson(path: Path, rows: Iterable[dict], table: str) -> int:
 
 def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict], workdir: Path,
                 files: Sequence[Path] = ()) -> None:
-    """Insert ``rows`` (a list or any iterable, streamed to an NDJSON file)
-    and the row ``files`` (JSON arrays of :func:`json_array`, written earlier,
-    e.g. in the build's worker processes) into ``table``: one ``read_json``
-    over all the files of each form."""
+    """Insert the row ``files`` (JSON arrays of :func:`json_array`, written
+    earlier, e.g. in the build's worker processes; joined into one file
+    first, :func:`join_arrays`), then ``rows`` (a list or any iterable,
+    streamed to an NDJSON file), into ``table``: one ``read_json`` a form."""
     path = workdir / f"{table}.ndjson"
     streamed = [str(path)] if write_ndjson(path, rows, table) else []  # (workers' rows: checked by record_rows)
     joined = join_arrays(files, workdir / f"{table}.json") if len(files) > 1 else files
