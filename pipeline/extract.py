@@ -336,6 +336,8 @@ def _unstruck(text: str, struck) -> str:
 
 
 def _withdrawn_text(text: str, struck) -> str:
+    if not struck:  # most records: no generator to start
+        return ""
     return " ".join(part for part in (text[a:b].strip() for a, b in struck) if part)
 
 
@@ -393,7 +395,7 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
     if struck and not _WORDS.search(TRAILING_DATES.sub("", still_said)):
         status, withdrawn = "superseded", ""  # all its words struck through (a date or a full stop may remain)
     else:
-        status, withdrawn = "current", _withdrawn_text(text, struck) if struck else ""
+        status, withdrawn = "current", _withdrawn_text(text, struck)
         if channel == "under_review" or _pending(still_said):
             status = "pending"
     norm = canonical_text(text, page.language, page.script, page.region)
@@ -553,8 +555,6 @@ class _Links:
     def at(self, quote: re.Match) -> str | None:
         """The target of the first link inside the quoted name (its group:
         the one that matched) give or take one character, or None."""
-        if not self.links:
-            return None
         start, end = quote.start(quote.lastindex) - 1, quote.end(quote.lastindex) + 1
         # In text order: the links from the first one starting at ``start`` on, up to one starting past
         # ``end`` (it and every later link end past ``end``: each ends after it starts).

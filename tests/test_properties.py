@@ -269,10 +269,10 @@ def test_letter_counts_count_each_character(text):
 @example(text="a\ud800b\udfff\U0010ffff\x00").via("lone surrogates, the last code point, NUL")
 @example(text="").via("no text")
 def test_char_counts_are_counters(text):
-    """normalize's NumPy character count gives what ``Counter`` gives, for any
+    """The NumPy character count gives what ``Counter`` gives, for any
     code point (astral ones and lone surrogates a bad decode may leave), when
     the text is counted at once or a few characters at a time."""
-    from pipeline.normalize import char_counts
+    from pipeline.chinese import char_counts
 
     assert char_counts(text) == dict(Counter(text))
     assert char_counts(text, chunk=3) == dict(Counter(text))
