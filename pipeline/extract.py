@@ -348,10 +348,14 @@ def segment(page: Page) -> list[Record]:
     records: list[Record] = []
     seen: Counter = Counter()
     last_of_block: dict[int, str] = {}  # block index -> id of its last record
+    norm_sections: dict[tuple[str, ...], tuple[str, ...]] = {}  # a section's blocks share its headings
     for block in page.blocks:
         example_mode = block.examples
         channel = ""
-        norm_section = tuple(canonical_text(h, page.language, page.script, page.region) for h in block.section)
+        norm_section = norm_sections.get(block.section)
+        if norm_section is None:
+            norm_section = norm_sections[block.section] = tuple(
+                canonical_text(h, page.language, page.script, page.region) for h in block.section)
         parent_id = last_of_block.get(block.parent, "") if block.parent is not None else ""
         for line in _merge_continued(block.lines):
             text = line.text
@@ -511,12 +515,11 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                                 tuple(m["date_reference_after"]))
     record.dates = dates
     if record.links and record.dates:
-        for d in record.dates:
-            for start, end, href in record.links:
+        faq_links = [(start, end, href, fid) for start, end, href in record.links if (fid := _faq_id(href))]
+        for d in record.dates if faq_links else ():
+            for start, end, href, fid in faq_links:
                 if start <= d.start and d.end <= end + 1:
-                    fid = FAQ_ID.search(href)
-                    if fid:
-                        record.faq.append((d.raw, fid.group(1), href))
+                    record.faq.append((d.raw, fid, href))
     text = record.text
     links = _Links(record.links) if record.links else _NO_LINKS
     if "「" in text:
@@ -533,6 +536,13 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), links.at(q),
                                                 norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
+
+
+@lru_cache(maxsize=1 << 14)  # a page links the same FAQ entries and card pages over and over
+def _faq_id(href: str) -> str | None:
+    """The FAQ id in a link's target (``...?fid=123``), or None."""
+    found = FAQ_ID.search(href)
+    return found.group(1) if found else None
 
 
 @lru_cache(maxsize=1 << 14)  # a corpus quotes the same card names over and over

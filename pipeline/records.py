@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from .dates import RulingDate
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__ (1.6 µs a call against
+# 0.45 µs); made by the million in a large build and never changed after. unsafe_hash: hashable as before.
+@dataclass(slots=True, unsafe_hash=True)
 class CardMention:
     """A card named in 「」 (or in “”, 《》 when the name is a known card), at
     characters ``start:end`` of the record's text; ``kind`` is ``card``,

@@ -328,3 +328,29 @@ def test_date_patterns_match_as_lookbehind_first(text):
     for name, pattern in LOOKBEHIND_FIRST.items():
         ours = [(m.span(), m.groups()) for m in getattr(dates, name).finditer(text)]
         assert ours == [(m.span(), m.groups()) for m in re.finditer(pattern, text)], name
+
+
+HEAD_PARTS = st.lists(st.sampled_from([
+    "<head>", "</head>", "<title>", "</title>", " T &amp; t ", "里侧", "<!--c-->", "<b>", "</b>", "<meta charset=utf-8>",
+    '<meta http-equiv="Content-Language" content="zh-TW">', "<div>", "<p>x</p>", "<svg><title>s</title></svg>",
+    "\n", "<html>", '<html lang="en">', '<script>"<title>"</script>', "<!-- <title>c</title> -->", "<TITLE>",
+    "</TITLE >", "<body>"]), max_size=12)
+
+
+@SETTINGS
+@given(lang=st.sampled_from(["", " ", "zh-CN", " zh-Hant-TW ", "en"]), head=HEAD_PARTS, body=HEAD_PARTS)
+@example(lang="zh", head=["<title>", "a<!--x-->b", "</title>"], body=[]).via("markup inside a title is its text")
+@example(lang="en", head=["<title>", "no head", "</title>"], body=[]).via("a title without <head>")
+@example(lang="en", head=["<head>", "</head>"], body=["<svg><title>s</title></svg>"]).via("a title in the body only")
+@example(lang="en", head=["<div>", "<title>", "t", "</title>"], body=[]).via("a title after body content")
+@example(lang=" ", head=["<title>", "t", "</title>"], body=[]).via("a blank lang")
+def test_page_head_from_the_tree_reads_as_beautifulsoup_does(lang, head, body):
+    """The title and declared language read from the page's lxml tree (when
+    it has a title in <head> and a lang on <html>) are what BeautifulSoup's
+    parse of the text before <body> gives."""
+    from pipeline.normalize import _parse, page_head
+
+    attr = f' lang="{lang}"' if lang else ""
+    text = f"<!DOCTYPE html><html{attr}>{''.join(head)}<body>{''.join(body)}<p>text</p></body></html>"
+    root, _ = _parse(text)
+    assert page_head(text, root) == page_head(text)
