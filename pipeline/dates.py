@@ -110,7 +110,9 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     slash = "/" in folded
     for m in YMD_CJK.finditer(folded) if "年" in folded else ():
         add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    for m in YMD_ISO.finditer(folded) if slash or "-" in folded else ():
+    # YMD_ISO needs a hyphen, or a year 19xx / 20xx before a slash: most texts have neither (its scan is the slowest)
+    iso = "-" in folded or (slash and ("19" in folded or "20" in folded))
+    for m in YMD_ISO.finditer(folded) if iso else ():
         y, mo, d = (g for g in m.groups() if g is not None)
         add(m, int(y), int(mo), int(d))
     if language == "en" and slash:

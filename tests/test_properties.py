@@ -354,3 +354,31 @@ def test_page_head_from_the_tree_reads_as_beautifulsoup_does(lang, head, body):
     text = f"<!DOCTYPE html><html{attr}>{''.join(head)}<body>{''.join(body)}<p>text</p></body></html>"
     root, _ = _parse(text)
     assert page_head(text, root) == page_head(text)
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from(list("0123456789/-年月日 x")), max_size=40))
+@example(text="2019/1/2 1919/1/2 2024-01-02 17/3/24").via("a year before a slash, a hyphen")
+@example(text="x2020/3/4").via("a year after a letter")
+def test_dates_found_whether_or_not_the_iso_pattern_is_skipped(text):
+    """find_dates skips its ISO pattern in a text with no hyphen and no
+    19 / 20 before a slash; with a hyphen appended after a space (every
+    pattern then runs, and it starts no date) it finds the same dates."""
+    from pipeline.dates import find_dates
+
+    def tokens(found):
+        return [(d.raw, d.start, d.end, d.iso) for d in found if d.end <= len(text)]
+
+    assert tokens(find_dates(text)) == tokens(find_dates(text + " -"))
+
+
+@SETTINGS
+@given(text=st.lists(st.sampled_from(["调整中", "調整中", "确认", "確認", "整", "中", "x", " "]), max_size=8).map("".join))
+@example(text="调整中确认").via("answered")
+@example(text="调整中 确认").via("not answered")
+def test_pending_shortcut_says_what_the_pattern_says(text):
+    """_pending looks for the markers as substrings first: it says what the
+    pending pattern's search says."""
+    from pipeline.extract import _pending, _pending_pattern
+
+    assert _pending(text) == (_pending_pattern().search(text) is not None)
