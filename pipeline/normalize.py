@@ -304,7 +304,7 @@ class _LineBuilder:
 
     def __init__(self, skip: frozenset | set = frozenset(), clean: bool = False):
         self.skip = skip
-        self.clean = clean  # the page's text holds no entity and no invisible character: clean_text is a no-op
+        self.clean = clean  # the page holds no invisible character: clean_text is a no-op on a piece without '&'
         self.parts: list[str] = []
         self.struck: list[tuple[int, int]] = []
         self.links: list[Link] = []
@@ -314,7 +314,7 @@ class _LineBuilder:
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
-            s = raw if self.clean else clean_text(raw)
+            s = raw if self.clean and "&" not in raw else clean_text(raw)
             if not (s.isprintable() and "  " not in s):  # else no whitespace but single ASCII spaces: as is
                 s = _WHITESPACE.sub(" ", s)
             self.parts.append(s)
@@ -422,8 +422,8 @@ class _LineBuilder:
 
 def _line_from(element, skip: frozenset | set = frozenset(), clean: bool = False) -> Line:
     """The text of ``element``'s content (not the element's own tail) as one
-    line, with struck ranges and links; ``clean``: the page holds no entity
-    and no invisible character (:func:`_clean_page`)."""
+    line, with struck ranges and links; ``clean``: the page holds no
+    invisible character (:func:`_clean_page`)."""
     return _line_of(_items(element), skip, clean)
 
 
@@ -474,7 +474,7 @@ class _HtmlWalker:
     markup between two block elements), whatever inline markup it holds."""
 
     def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False) -> None:
-        self.clean = clean  # no entity, no invisible character in the content (:func:`_clean_page`)
+        self.clean = clean  # no invisible character in the content (:func:`_clean_page`)
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
         self.skip: set = set()  # admonition titles, already used as a section name; footnote labels
@@ -619,14 +619,16 @@ class _HtmlWalker:
 
 
 def _clean_page(content) -> bool:
-    """Whether the text of ``content`` holds no ``&`` (an entity left by a
-    page that escaped twice) and no invisible character: then
-    :func:`clean_text` changes none of its pieces and is skipped. One
-    serialization in C per page, against a regex search per text piece. It
-    includes text the walk drops (chrome, scripts): that can only make a
-    page take the general path, never skip a piece that needed cleaning."""
+    """Whether the text of ``content`` holds no invisible character: then
+    :func:`clean_text` changes none of its pieces that hold no ``&`` (an
+    entity left by a page that escaped twice), and is skipped for those.
+    One serialization in C per page, against a regex search per text piece
+    (a yearly log that writes "Q&A" once still skips it for its other
+    pieces). It includes text the walk drops (chrome, scripts): that can
+    only make a page take the general path, never skip a piece that needed
+    cleaning."""
     text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
-    return "&" not in text and not INVISIBLE.search(text)
+    return not INVISIBLE.search(text)
 
 
 def _content_element(root):
@@ -843,7 +845,7 @@ def normalize_text(text: str, source: Source) -> Page:
 def normalize(data: bytes, source: Source, declared_charset: str | None = None) -> Page:
     """Page bytes -> :class:`Page`; dispatches on ``source.format``."""
     text, warnings = decode_page(data, source.id, declared_charset)
-    control = CONTROL_CHARS.search(text)
+    control = CONTROL_CHARS.search(text) if has_control_chars(text) else None
     if control:
         count = len(CONTROL_CHARS.findall(text))
         warnings.append(f"{source.id}: {count} control characters removed, the first "
@@ -885,6 +887,23 @@ def settle_script(page: Page, chars: Mapping[str, int] | None = None) -> None:
 
 # C0 and C1 controls other than tab, newline, vertical tab, form feed and carriage return.
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# The same characters in UTF-8: C0 and DEL are single bytes no other character's bytes hold;
+# C1 (U+0080-U+009F) is \xc2 followed by \x80-\x9f.
+_NOT_C0_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0e <= b <= 0x1f or b == 0x7f))
+_C1_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def has_control_chars(text: str, chunk: int = 1 << 20) -> bool:
+    """Whether ``text`` holds a character of :data:`CONTROL_CHARS`, read
+    from its UTF-8 bytes a chunk of characters at a time: a translation that
+    deletes every other byte, then a search for the C1 lead byte, both in C
+    (a third of the time of the pattern's scan, which tests a character
+    class at every character of the page)."""
+    for at in range(0, len(text), chunk):
+        raw = text[at:at + chunk].encode("utf-8", "surrogatepass")
+        if raw.translate(None, _NOT_C0_BYTES) or (b"\xc2" in raw and _C1_UTF8.search(raw)):
+            return True
+    return False
 HTML_OPEN = re.compile(r"<html[\s>]", re.I)
 HTML_CLOSE = re.compile(r"</html\s*>", re.I)
 
@@ -900,7 +919,8 @@ def markup_warnings(text: str, errors, source_id: str) -> list[str]:
         first = mismatched[0]
         warnings.append(f"{source_id}: {len(mismatched)} mismatched or unclosed tags repaired, the first at "
                         f"line {first.line}, column {first.column}: {first.message}")
-    if HTML_OPEN.search(text) and not HTML_CLOSE.search(text):
+    # </html> is looked for in the page's last 4 KB first: a search from the start scans the whole page
+    if HTML_OPEN.search(text) and not (HTML_CLOSE.search(text, max(0, len(text) - 4096)) or HTML_CLOSE.search(text)):
         warnings.append(f"{source_id}: page ends at line {text.count(chr(10)) + 1} without </html>; "
                         "it may be truncated")
     return warnings

@@ -190,8 +190,8 @@ LEAF_MARKUP = st.lists(st.one_of(
 @given(parts=LEAF_MARKUP)
 def test_line_shortcuts_read_as_the_walk_does(parts):
     """_LineBuilder reads a childless element without lxml's walk, and
-    skips clean_text on a page with no entity and no invisible character
-    (_clean_page): both must give the line the general walk gives."""
+    skips clean_text on a piece without '&' on a page with no invisible
+    character (_clean_page): both must give the line the general walk gives."""
     from lxml import etree
 
     from pipeline import normalize as nz
@@ -382,3 +382,16 @@ def test_pending_shortcut_says_what_the_pattern_says(text):
     from pipeline.extract import _pending, _pending_pattern
 
     assert _pending(text) == (_pending_pattern().search(text) is not None)
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.sampled_from(["a", "中", "\x00", "\x08", "\t", "\n", "\x0e", "\x1f", " ", "\x7f", "\x80",
+                                              "\x9f", "\xa0", "\xc2", "Â", "\ud800", "\U0001f600", "\u0100", "\u2028"]),
+               max_size=12), chunk=st.integers(1, 4))
+@example(text="Â\xa0\x85", chunk=1 << 20).via("C1 after a Latin-1 letter and a no-break space")
+def test_control_characters_found_as_the_pattern_finds_them(text, chunk):
+    """has_control_chars (on UTF-8 bytes, a chunk at a time) says what a
+    search of CONTROL_CHARS says."""
+    from pipeline.normalize import CONTROL_CHARS, has_control_chars
+
+    assert has_control_chars(text, chunk) == (CONTROL_CHARS.search(text) is not None)
