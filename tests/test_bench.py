@@ -68,3 +68,17 @@ def test_profile_prints_cpu_per_stage_and_function():
     assert all(ms > 0 for ms in figures.values()), figures
     assert figures["normalize (all)"] >= figures["normalize_html"] >= figures["_line_of"]
     assert figures["extract (all)"] >= figures["annotate"] >= figures["_dates_and_cards"]
+
+
+def test_instruction_count_needs_valgrind_and_reads_its_total(monkeypatch):
+    """``python -m bench.instructions`` says valgrind is missing instead of
+    failing later, and reads cachegrind's total from its report line."""
+    import click
+
+    from bench import instructions
+
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
+    with pytest.raises(click.ClickException, match="valgrind is not installed"):
+        instructions.count_instructions()
+    found = instructions.REFS.search("==6904== Collected : 123\n==6904== I   refs:      9,138,717,626\n")
+    assert found and int(found.group(1).replace(",", "")) == 9_138_717_626
