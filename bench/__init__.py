@@ -27,5 +27,8 @@ Each build and refresh runs in a child process so its time and memory are
 its own. Timings are figures to read, never pass/fail tests.
 
 ``python -m bench.profile`` prints the CPU per main function of normalize
-and extract over the bundled corpus (``bench/profile.py``).
+and extract over the bundled corpus (``bench/profile.py``);
+``python -m bench.instructions`` the instructions of one pass of the
+per-page work over it, counted by valgrind, the same from run to run
+(``bench/instructions.py``).
 """
