@@ -346,8 +346,9 @@ HEAD_PARTS = st.lists(st.sampled_from([
 @example(lang=" ", head=["<title>", "t", "</title>"], body=[]).via("a blank lang")
 def test_page_head_from_the_tree_reads_as_beautifulsoup_does(lang, head, body):
     """The title and declared language read from the page's lxml tree (when
-    it has a title in <head> and a lang on <html>) are what BeautifulSoup's
-    parse of the text before <body> gives."""
+    it has a title in <head>, a lang on <html>, and the last <title> before
+    <body> is closed) are what BeautifulSoup's parse of the text before
+    <body> gives."""
     from pipeline.normalize import _parse, page_head
 
     attr = f' lang="{lang}"' if lang else ""
