@@ -43,7 +43,7 @@ def read_names(path: Path) -> list[dict[str, str]]:
     CSV way (quoted, inner quotes doubled: Maxx "C"); ruby markup in a name
     (``<ruby>DD<rt>디디</rt></ruby>``) kept as its base text only."""
     with path.open(encoding="utf-8", newline="") as fh:
-        return [{k: _RUBY.sub("", v) if isinstance(v, str) and "<r" in v else v for k, v in row.items()}
+        return [{k: _RUBY.sub("", v) if isinstance(v, str) and "<" in v else v for k, v in row.items()}
                 for row in csv.DictReader(fh, delimiter="\t")]
 
 

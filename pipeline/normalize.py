@@ -691,14 +691,17 @@ def _tree_from_soup(text: str):
     return root
 
 
+# An end tag that closes a title's raw text: </title then whitespace, / or > (not </titles>).
+TITLE_END = re.compile(r"</title[\t\n\f\r />]", re.I)
+
+
 def _titles_closed(head: str) -> bool:
     """Whether the last ``<title`` of ``head`` (the text BeautifulSoup parses)
-    is closed in it. Then the page's first title closes before ``<body`` too,
-    and the full parse's title is the one BeautifulSoup finds; an unclosed
-    title's raw text would run on into the body."""
-    lowered = head.lower()
-    last = lowered.rfind("<title")
-    return last >= 0 and lowered.find("</title", last) >= 0
+    is closed in it by a real end tag. Then the page's first title closes
+    before ``<body`` too, and the full parse's title is the one BeautifulSoup
+    finds; an unclosed title's raw text would run on into the body."""
+    last = head.lower().rfind("<title")
+    return last >= 0 and TITLE_END.search(head, last) is not None
 
 
 def page_head(text: str, root=None) -> tuple[str, LangTag]:
@@ -713,7 +716,8 @@ def page_head(text: str, root=None) -> tuple[str, LangTag]:
     if root is not None and root.tag == "html" and root.get("lang", "").strip() and _titles_closed(head):
         tree_head = root.find("head")
         title = next(tree_head.iter("title"), None) if tree_head is not None else None
-        if title is not None:
+        # Only a title right in <head>: BeautifulSoup's text leaves out one inside <template>, <rt> or <rp>.
+        if title is not None and title.getparent() is tree_head:
             return _collapse("".join(title.itertext())).strip(), parse_lang_tag(root.get("lang").strip())
     soup = _soup(head)
     title = _collapse(soup.title.get_text()).strip() if soup.title else ""

@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -334,7 +335,8 @@ HEAD_PARTS = st.lists(st.sampled_from([
     "<head>", "</head>", "<title>", "</title>", " T &amp; t ", "里侧", "<!--c-->", "<b>", "</b>", "<meta charset=utf-8>",
     '<meta http-equiv="Content-Language" content="zh-TW">', "<div>", "<p>x</p>", "<svg><title>s</title></svg>",
     "\n", "<html>", '<html lang="en">', '<script>"<title>"</script>', "<!-- <title>c</title> -->", "<TITLE>",
-    "</TITLE >", "<body>"]), max_size=12)
+    "</TITLE >", "<body>", "</titlex>", "</title", "<template>", "</template>", "<rt>", "<rp>", "<titles>"]),
+    max_size=12)
 
 
 @SETTINGS
@@ -344,6 +346,9 @@ HEAD_PARTS = st.lists(st.sampled_from([
 @example(lang="en", head=["<head>", "</head>"], body=["<svg><title>s</title></svg>"]).via("a title in the body only")
 @example(lang="en", head=["<div>", "<title>", "t", "</title>"], body=[]).via("a title after body content")
 @example(lang=" ", head=["<title>", "t", "</title>"], body=[]).via("a blank lang")
+@example(lang="en", head=["<title>", "A", "</titlex>"], body=["</title>"]).via("a closer that is no end tag")
+@example(lang="zh", head=["<rt>", "<title>", "A", "</title>"], body=[]).via("a title inside <rt>")
+@example(lang="en", head=["<template>", "<title>", "S", "</title>", "</template>"], body=[]).via("inside <template>")
 def test_page_head_from_the_tree_reads_as_beautifulsoup_does(lang, head, body):
     """The title and declared language read from the page's lxml tree (when
     it has a title in <head>, a lang on <html>, and the last <title> before
@@ -396,3 +401,16 @@ def test_control_characters_found_as_the_pattern_finds_them(text, chunk):
     from pipeline.normalize import CONTROL_CHARS, has_control_chars
 
     assert has_control_chars(text, chunk) == (CONTROL_CHARS.search(text) is not None)
+
+
+@pytest.mark.parametrize("field, kept", [
+    ("<ruby>DD<rt>디디</rt></ruby>", "DD"), ("Foo</ruby>", "Foo"), ("A<rp>(</rp>B<rp>)</rp>", "AB"),
+    ('Maxx "C"', 'Maxx "C"'), ("<b>x</b>", "<b>x</b>")])
+def test_card_name_tables_keep_the_base_text_of_ruby_markup(tmp_path, field, kept):
+    """read_names drops ruby markup (a lone closing tag too: the shortcut
+    that skips fields without '<' must not skip it) and nothing else."""
+    from pipeline.cards import read_names
+
+    table = tmp_path / "names.tsv"
+    table.write_text(f"passcode\tname\n1\t{field}\n", encoding="utf-8")
+    assert read_names(table) == [{"passcode": "1", "name": kept}]
