@@ -531,15 +531,17 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                 if start <= d.start and d.end <= end + 1:
                     record.faq.append((d.raw, fid, href))
     text = record.text
-    links = _Links(record.links) if record.links else _NO_LINKS
-    if "「" in text:
+    quoted, other_quoted = "「" in text, "“" in text or "《" in text
+    # The links are indexed only for a record that quotes a name: most linked records quote one, not all.
+    links = _Links(record.links) if record.links and (quoted or other_quoted) else _NO_LINKS
+    if quoted:
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
             norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
             kind = "term" if is_term else "archetype" if _archetype(text, q.end(), norm_name) else "card"
             record.cards.append(CardMention(name, q.start(1), q.end(1), links.at(q), norm_name, kind))
-    if "“" in record.text or "《" in record.text:
-        for q in OTHER_QUOTES.finditer(record.text):
+    if other_quoted:
+        for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)
             norm_name = to_simplified(name, script, region) if language == "zh" else name
             if card_index().link(name).passcode is not None or card_index().link(norm_name).passcode is not None:
