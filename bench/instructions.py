@@ -59,7 +59,8 @@ REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 def _count(passes: int, workdir: Path) -> subprocess.Popen:
     script = workdir / "child.py"
     script.write_text(CHILD, encoding="utf-8")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # NumPy's idle BLAS threads would add instructions
+    # NumPy's idle BLAS threads would add instructions; a fixed hash seed, the same set and dict layouts
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
     return subprocess.Popen(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                              f"--cachegrind-out-file={workdir / f'cachegrind-{passes}.out'}",
                              sys.executable, str(script), str(passes)],

@@ -245,7 +245,23 @@ def _class_set(value: str) -> frozenset[str]:
 
 
 def _is_chrome(el) -> bool:
-    return _element_kind(el.tag, el.get("class"), el.get("role"))[0]
+    return _kind(el, el.tag)[0]
+
+
+def _class_role(el) -> tuple[str | None, str | None]:
+    """``el``'s ``class`` and ``role`` attributes (None when absent), its
+    attribute names read first: most elements have neither, and one read of
+    the names costs half of two lookups by name."""
+    keys = el.keys()
+    if not keys:
+        return None, None
+    return el.get("class") if "class" in keys else None, el.get("role") if "role" in keys else None
+
+
+def _kind(el, tag: str) -> tuple[bool, bool]:
+    """:func:`_element_kind` of the element ``el`` of ``tag``."""
+    class_value, role = _class_role(el)
+    return _element_kind(tag, class_value, role)
 
 
 @lru_cache(maxsize=4096)  # a site uses a few (tag, class, role) triples over and over
@@ -264,12 +280,14 @@ def _items(el) -> list:
     """The children of ``el`` in document order, text included: its ``.text``,
     then each child element followed by that child's ``.tail`` (a list: the
     tree holds them all anyway, and a list is built faster than a generator runs)."""
-    items = [el.text] if el.text else []
+    text = el.text  # read once: lxml decodes a text from UTF-8 at each access
+    items = [text] if text else []
     for child in el:
         if isinstance(child.tag, str):  # an entity reference left in the tree is only its tail
             items.append(child)
-        if child.tail:
-            items.append(child.tail)
+        tail = child.tail
+        if tail:
+            items.append(tail)
     return items
 
 
@@ -350,7 +368,7 @@ class _LineBuilder:
                     frames.append((outer_strike, self.pos, False))
                     continue
                 # a comment or entity left in the tree is skipped as chrome is
-                chrome, struck = (_element_kind(tag, el.get("class"), el.get("role")) if isinstance(tag, str)
+                chrome, struck = (_kind(el, tag) if isinstance(tag, str)
                                   else (True, False))
                 if chrome or el in self.skip:
                     walker.skip_subtree()
@@ -363,27 +381,30 @@ class _LineBuilder:
                         self.parts.append(CELL_SEPARATOR)
                         self.pos += len(CELL_SEPARATOR)
                     self.cell_starts.append(self.pos)
-                elif tag == "a" and (el.text or "")[:1].isdigit():
+                text = el.text
+                if tag == "a" and text and text[:1].isdigit():
                     self.digit_break()
                 strike = outer_strike or struck
                 frames.append((strike, self.pos, True))
-                self.text(el.text, strike)
+                self.text(text, strike)
             else:
                 _, start, read = frames.pop()
-                if read and el.tag == "a" and self.pos > start:
+                is_link = el.tag == "a"
+                if read and is_link and self.pos > start:
                     href = el.get("href")
                     if href:
                         self.links.append(Link(start, self.pos, href))
                 if el is element:
                     break
-                if el.tag == "a" and (el.tail or "")[:1].isdigit():
+                tail = el.tail
+                if is_link and tail and tail[:1].isdigit():
                     self.digit_break()
-                self.text(el.tail, frames[-1][0])
+                self.text(tail, frames[-1][0])
 
     def _leaf(self, element, tag: str, in_strike: bool) -> None:
         """A childless element other than a cell or ``<br>``: what
         :meth:`element`'s walk does for it, without the walk."""
-        chrome, strike = _element_kind(tag, element.get("class"), element.get("role"))
+        chrome, strike = _kind(element, tag)
         if chrome or element in self.skip:
             return
         strike = in_strike or strike
@@ -436,9 +457,10 @@ def _line_of(items, skip: frozenset | set = frozenset(), clean: bool = False) ->
             if after_link and item[:1].isdigit():
                 builder.digit_break()
             builder.text(item)
+            after_link = False
         else:
             builder.element(item)
-        after_link = not isinstance(item, str) and item.tag == "a"
+            after_link = item.tag == "a"
     return builder.line()
 
 
@@ -565,10 +587,11 @@ class _HtmlWalker:
     def _visit(self, child, frame: _Frame) -> _Frame | None:
         """Handle one block-level item of ``frame``; returns the frame to
         descend into, if any."""
-        classes = _classes(child)
-        if _is_chrome(child) or child in self.skip:
-            return None
         name = child.tag
+        class_value, role = _class_role(child)
+        if _element_kind(name, class_value, role)[0] or child in self.skip:
+            return None
+        classes = _class_set(class_value) if class_value else _NO_CLASSES
         if name in HEADINGS:
             self.heading(HEADINGS[name], _line_from(child, self.skip, self.clean).text.replace("¶", "").strip())
         elif "line-block" in classes:
@@ -609,10 +632,10 @@ class _HtmlWalker:
                 if el.strip():
                     lines.append(Line(_collapse(el).strip()))
             else:
-                classes = _classes(el)
-                if "line-block" in classes:
+                class_value, role = _class_role(el)
+                if class_value and "line-block" in _class_set(class_value):
                     stack.append(iter(_items(el)))
-                elif not _is_chrome(el) and el not in self.skip:
+                elif not _element_kind(el.tag, class_value, role)[0] and el not in self.skip:
                     lines.append(_line_from(el, self.skip, self.clean))
         return lines
 

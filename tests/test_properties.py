@@ -210,6 +210,27 @@ def test_line_shortcuts_read_as_the_walk_does(parts):
         nz._WALKED_LEAVES = original
 
 
+ATTRIBUTES = st.dictionaries(st.sampled_from(["class", "role", "href", "id", "data-class", "roles", "CLASS"]),
+                             st.text(alphabet=st.sampled_from(list("ab \t")), max_size=4), max_size=4)
+
+
+@SETTINGS
+@given(attributes=ATTRIBUTES)
+@example(attributes={"class": "", "role": ""}).via("empty values")
+@example(attributes={"data-class": "nav", "roles": "x"}).via("names that hold class or role")
+def test_class_and_role_read_as_lookups_by_name(attributes):
+    """normalize reads an element's attribute names before its class and
+    role (_class_role): the values must be what lookups by name give."""
+    from lxml import etree
+
+    from pipeline import normalize as nz
+
+    markup = "".join(f' {name}="{html.escape(value)}"' for name, value in attributes.items())
+    root = etree.fromstring(f"<html><body><span{markup}>x</span></body></html>".encode(), etree.HTMLParser())
+    span = root.find(".//span")
+    assert nz._class_role(span) == (span.get("class"), span.get("role"))
+
+
 class _EveryTag:
     """A set holding every tag: every element takes the general walk."""
 
