@@ -6,7 +6,9 @@ page snapshots as stored in the corpus; times are wall-clock unless a figure
 says otherwise. Figures:
 
 1. ``floor``: read every page, parse it with lxml and convert its text with
-   OpenCC (Chinese pages), nothing else: the cost no build can go below.
+   OpenCC (Chinese pages), nothing else: the cost no build can go below;
+   the best of three runs after a warm-up (of two for a scaled corpus: a
+   floor measured too high flatters every floor ratio).
    ``floor_beautifulsoup``: the same with a BeautifulSoup tree, to compare.
 2. ``build_*``: ``rulings build`` of the bundled corpus, per stage
    (normalize, extract, compile, load, generate; normalize and extract are
