@@ -134,9 +134,10 @@ def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
     word of ``after`` (``的``) right after it (the date used as an
     attribute: ``2023/1/6的「德梅特爷爷」``)."""
     out = []
+    longest = max(map(len, after), default=0)
     for d in dates:
         lead = _CLAUSE_END.split(text[max(0, d.start - window):d.start])[-1]
-        tail = text[d.end:d.end + max((len(w) for w in after), default=0)]
+        tail = text[d.end:d.end + longest]
         refers = any(w in lead for w in before) or any(tail.startswith(w) for w in after)
         out.append(RulingDate(d.raw, d.start, d.end, d.iso, d.valid, d.reason, "reference") if refers else d)
     return out

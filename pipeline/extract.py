@@ -520,9 +520,7 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
     《》 quotes that name a known card."""
     dates = find_dates(record.text, language)
     if dates:
-        m = markers()
-        dates = mark_references(record.text, dates, tuple(m["date_reference_before"]),
-                                tuple(m["date_reference_after"]))
+        dates = mark_references(record.text, dates, *_reference_words())
     record.dates = dates
     if record.links and record.dates:
         faq_links = [(start, end, href, fid) for start, end, href in record.links if (fid := _faq_id(href))]
@@ -548,6 +546,14 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), links.at(q),
                                                 norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
+
+
+@lru_cache(maxsize=1)
+def _reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words before and after a date that make it a date the text refers
+    to (``schema/markers.json``), for :func:`pipeline.dates.mark_references`."""
+    m = markers()
+    return tuple(m["date_reference_before"]), tuple(m["date_reference_after"])
 
 
 @lru_cache(maxsize=1 << 14)  # a page links the same FAQ entries and card pages over and over
@@ -613,7 +619,7 @@ def fill_heading_dates(records: list[Record]) -> None:
     """Yearly logs: a record with no date of its own takes its day heading's date."""
     by_section: dict[tuple[str, ...], RulingDate | None] = {}  # a day's rulings share its heading
     for record in records:
-        if not any(d.counts for d in record.dates):
+        if not record.dated:
             if record.section not in by_section:
                 by_section[record.section] = heading_date(record.section)
             d = by_section[record.section]

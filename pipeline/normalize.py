@@ -440,6 +440,13 @@ class _LineBuilder:
         )
 
 
+def _blank(run: list) -> bool:
+    """Whether an inline run is only white space (text pieces, no element):
+    its line has no text and is never emitted. Most runs are: the white
+    space between two block elements, each of which cost a line builder."""
+    return all(type(item) is str and item.isspace() for item in run)
+
+
 def _line_from(element, skip: frozenset | set = frozenset(), clean: bool = False) -> Line:
     """The text of ``element``'s content (not the element's own tail) as one
     line, with struck ranges and links; ``clean``: the page holds no
@@ -578,8 +585,10 @@ class _HtmlWalker:
         becomes the parent of the items nested in it."""
         if not frame.run:
             return
-        line = _line_of(frame.run, self.skip, self.clean)
-        frame.run = []
+        run, frame.run = frame.run, []
+        if _blank(run):
+            return
+        line = _line_of(run, self.skip, self.clean)
         index = self.emit([line], frame)
         if frame.item and index is not None:
             frame.parent, frame.item = index, False

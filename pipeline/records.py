@@ -110,6 +110,11 @@ class Record:
         """The record's own valid dates (not those it refers to), ISO, sorted and distinct."""
         return tuple(sorted({d.iso for d in self.dates if d.counts}))
 
+    @property
+    def dated(self) -> bool:
+        """Whether :attr:`valid_dates` holds a date (without building it)."""
+        return any(d.counts for d in self.dates)
+
     def dates_of(self, statement: Statement) -> tuple[str, ...]:
         """The dates behind ``statement``: those of its own sentences, else the record's."""
         return statement.dates or self.valid_dates
@@ -156,7 +161,7 @@ def page_counts(records: list[Record]) -> dict[str, int]:
     """A page's :data:`SHRINK_MEASURES`: its records, their statements, the
     records with a date of their own or a day heading's."""
     return {"records": len(records), "statements": sum(len(r.statements) for r in records),
-            "dated_records": sum(1 for r in records if r.valid_dates)}
+            "dated_records": sum(1 for r in records if r.dated)}
 
 
 def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) -> tuple[str, int, int] | None:

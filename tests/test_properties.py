@@ -210,6 +210,44 @@ def test_line_shortcuts_read_as_the_walk_does(parts):
         nz._WALKED_LEAVES = original
 
 
+BLOCK_MARKUP = st.lists(st.one_of(
+    st.text(alphabet=st.sampled_from(list(" \t\n\x0b\x0c\x1c\x85\xa0\u3000\u200b\u180ea1")), min_size=1, max_size=4),
+    st.sampled_from(["<p>x</p>", "<div>y</div>", "<h3>t</h3>", "<ul><li>i <ul><li>j</li></ul></li></ul>",
+                     "<a href='u'>17/3/24</a>", "<span> </span>", "<b></b>", "<br>", "&nbsp;", "&#8203;", "&amp;",
+                     "<div class='line-block'><div class='line'>z</div>\n</div>", "<nav>n</nav>", "<p>例：</p>"]),
+), max_size=12)
+
+
+@SETTINGS
+@given(parts=BLOCK_MARKUP)
+@example(parts=["\n", "<p>x</p>", " \u3000", "<div>y</div>"]).via("white space between blocks")
+@example(parts=["\u200b", "<p>x</p>", "\u180e"]).via("invisible characters are no white space")
+def test_blank_runs_are_skipped_as_the_line_builder_drops_them(parts):
+    """The walk skips an inline run of white space only without building its
+    line (_blank): the blocks must be those the line builder gives."""
+    from lxml import etree
+
+    from pipeline import normalize as nz
+
+    root = etree.fromstring(f"<html><body><main>{''.join(parts)}</main></body></html>".encode(), etree.HTMLParser())
+    main = root.find(".//main")
+    if main is None:
+        return
+
+    def blocks():
+        walker = nz._HtmlWalker(clean=nz._clean_page(main))
+        walker.walk(main)
+        return walker.blocks
+
+    fast = blocks()
+    original = nz._blank
+    nz._blank = lambda run: False
+    try:
+        assert blocks() == fast
+    finally:
+        nz._blank = original
+
+
 ATTRIBUTES = st.dictionaries(st.sampled_from(["class", "role", "href", "id", "data-class", "roles", "CLASS"]),
                              st.text(alphabet=st.sampled_from(list("ab \t")), max_size=4), max_size=4)
 
