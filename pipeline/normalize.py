@@ -235,7 +235,11 @@ def _is_footnote(el, classes: frozenset[str]) -> bool:
 
 
 def _classes(el) -> frozenset[str]:
-    value = el.get("class")
+    return _classes_of(el.get("class"))
+
+
+def _classes_of(value: str | None) -> frozenset[str]:
+    """The classes of a ``class`` attribute's value (None: no attribute)."""
     return _class_set(value) if value else _NO_CLASSES
 
 
@@ -269,7 +273,7 @@ def _element_kind(tag: str, class_value: str | None, role: str | None) -> tuple[
     """(site chrome, struck through) for an element of ``tag`` with these
     ``class`` and ``role`` attributes, by the chrome markers of
     ``schema/markers.json`` (:func:`_chrome`) and :data:`STRIKE_TAGS`."""
-    classes = _class_set(class_value) if class_value else _NO_CLASSES
+    classes = _classes_of(class_value)
     tags, chrome_classes, roles, keep_classes, keep_roles = _chrome()
     chrome = ((tag in tags or bool(classes & chrome_classes) or role in roles)
               and not (classes & keep_classes or role in keep_roles))
@@ -600,7 +604,7 @@ class _HtmlWalker:
         class_value, role = _class_role(child)
         if _element_kind(name, class_value, role)[0] or child in self.skip:
             return None
-        classes = _class_set(class_value) if class_value else _NO_CLASSES
+        classes = _classes_of(class_value)
         if name in HEADINGS:
             self.heading(HEADINGS[name], _line_from(child, self.skip, self.clean).text.replace("¶", "").strip())
         elif "line-block" in classes:
@@ -642,7 +646,7 @@ class _HtmlWalker:
                     lines.append(Line(_collapse(el).strip()))
             else:
                 class_value, role = _class_role(el)
-                if class_value and "line-block" in _class_set(class_value):
+                if "line-block" in _classes_of(class_value):
                     stack.append(iter(_items(el)))
                 elif not _element_kind(el.tag, class_value, role)[0] and el not in self.skip:
                     lines.append(_line_from(el, self.skip, self.clean))
