@@ -749,12 +749,13 @@ def page_head(text: str, root=None) -> tuple[str, LangTag]:
     is parsed, so it costs little whatever the page's size."""
     end = HEAD_END.search(text, 0, HEAD_LIMIT)
     head = text[:end.start() if end else HEAD_LIMIT]
-    if root is not None and root.tag == "html" and root.get("lang", "").strip() and _titles_closed(head):
+    tree_lang = root.get("lang", "").strip() if root is not None and root.tag == "html" else ""
+    if tree_lang and _titles_closed(head):
         tree_head = root.find("head")
         title = next(tree_head.iter("title"), None) if tree_head is not None else None
         # Only a title right in <head>: BeautifulSoup's text leaves out one inside <template>, <rt> or <rp>.
         if title is not None and title.getparent() is tree_head:
-            return _collapse("".join(title.itertext())).strip(), parse_lang_tag(root.get("lang").strip())
+            return _collapse("".join(title.itertext())).strip(), parse_lang_tag(tree_lang)
     soup = _soup(head)
     title = _collapse(soup.title.get_text()).strip() if soup.title else ""
     html = soup.find("html")
