@@ -24,8 +24,10 @@ setup-test: $(VENV)/.test-deps
 run: setup
 	$(BIN)/rulings build
 
+# One test process per core; a test file's tests stay in one process, so a
+# module's fixture (a build) is made once.
 test: setup-test
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile
 
 # The slow tests (the benchmark on a small corpus); CI runs them after `make test`.
 test-slow: setup-test
