@@ -145,9 +145,28 @@ class CardIndex:
         return CardLink(None, None, None)
 
 
-@lru_cache(maxsize=1)
+_index: CardIndex | None = None
+
+
 def card_index() -> CardIndex:
-    return CardIndex()
+    """This process's :class:`CardIndex` of the bundled name tables, built on
+    first use (about a second) unless :func:`use_card_index` handed it one."""
+    global _index
+    if _index is None:
+        _index = CardIndex()
+    return _index
+
+
+def card_index_built() -> bool:
+    """Whether this process holds its card index already."""
+    return _index is not None
+
+
+def use_card_index(index: CardIndex) -> None:
+    """Make ``index`` (a :class:`CardIndex` of the bundled tables, built by
+    another process: :func:`pipeline.run.build`) this process's card index."""
+    global _index
+    _index = index
 
 
 NAME_LANGUAGES = ("en", "ja", "zh-CN", "zh-TW", "ko")

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .cards import card_index
+from .cards import CardIndex, card_index, card_index_built, use_card_index
 from .compile import cite_once, compile_procedural, compile_rules, for_compile
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
@@ -251,10 +251,9 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
     if workers <= 1:
         yield from map(_page_job, jobs)
         return
-    # Warm what every page needs before forking, so workers share it.
-    pipeline_for("zh"), pipeline_for("en"), card_index(), info_kinds()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    _warm_up(context)
     # An executor, not a Pool: a worker that dies (out of memory, killed)
     # raises BrokenProcessPool here instead of hanging the build.
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
@@ -269,6 +268,25 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workdir: Path, workers
         pool.shutdown(wait=True, cancel_futures=True)  # the pages being read finish; the rest never start
         raise
     pool.shutdown()
+
+
+def _warm_up(context: multiprocessing.context.BaseContext) -> None:
+    """Load what every page needs before the workers fork, so that they share
+    it: spaCy's pipelines here while a helper process builds the card index
+    (about a second each, where one after the other left a core idle; the
+    index comes back pickled in 0.1 s). A helper that dies leaves the index
+    to be built here."""
+    if card_index_built():  # an earlier build in this process
+        pipeline_for("zh"), pipeline_for("en"), info_kinds()
+        return
+    with ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)) as helper:
+        index = helper.submit(CardIndex)
+        pipeline_for("zh"), pipeline_for("en"), info_kinds()
+        try:
+            use_card_index(index.result())
+        except BrokenProcessPool:
+            pass
+    card_index()
 
 
 def _worker_init(parent: int, interval: float = 0.5) -> None:

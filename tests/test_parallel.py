@@ -143,3 +143,26 @@ def test_a_worker_that_dies_fails_the_build_clearly_and_writes_nothing(tmp_path,
     with pytest.raises(LoadError, match="a worker process died while reading pages"):
         build(BUNDLED_CORPUS, tmp_path / "r.duckdb", tmp_path / "e.py", workers=2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.duckdb.lock"]  # the lock's file stays, empty
+
+
+def _helper_dies():
+    os._exit(1)
+
+
+def _index_tables(index) -> tuple:
+    return index.exact, index.by_key, index.community_exact, index.community_key, index._sorted_names
+
+
+@pytest.mark.parametrize("helper", ["builds the index", "dies"])
+def test_the_card_index_is_built_beside_spacy_or_here_when_the_helper_dies(monkeypatch, helper):
+    import multiprocessing
+
+    from pipeline import cards
+
+    expected = _index_tables(cards.CardIndex())
+    monkeypatch.setattr(cards, "_index", None)
+    if helper == "dies":
+        monkeypatch.setattr(run_module, "CardIndex", _helper_dies)
+    run_module._warm_up(multiprocessing.get_context("fork"))
+    assert cards.card_index_built()
+    assert _index_tables(cards.card_index()) == expected
