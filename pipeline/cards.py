@@ -72,6 +72,9 @@ class CardIndex:
         self.community_exact: dict[str, Card | None] = {}
         self.community_key: dict[str, Card | None] = {}
         self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
+        # Each Chinese name's name_key, kept for card_names' rows (load.card_name_rows): a build
+        # makes the index in a helper process, so its name_key cache is not the build process's.
+        self.zh_keys: dict[str, str] = {}
         by_passcode: dict[int, Card] = {}
         for row in read_names(path):
             try:
@@ -85,7 +88,7 @@ class CardIndex:
                     self._add(self.exact, name, card)
             for name in {card.name_zh_cn, card.name_zh_tw}:
                 if name:
-                    self._add(self.by_key, name_key(name), card)
+                    self._add(self.by_key, self._zh_key(name), card)
             if card.name_en:
                 self._add(self.by_key, match_key(card.name_en), card)
         names = {c.name_zh_cn for c in by_passcode.values() if c.name_zh_cn}
@@ -95,8 +98,14 @@ class CardIndex:
                 continue
             names.add(name)
             self._add(self.community_exact, name, card)
-            self._add(self.community_key, name_key(name), card)
+            self._add(self.community_key, self._zh_key(name), card)
         self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
+
+    def _zh_key(self, name: str) -> str:
+        key = self.zh_keys.get(name)
+        if key is None:
+            key = self.zh_keys[name] = name_key(name)
+        return key
 
     def is_archetype(self, name: str, minimum: int = 2) -> bool:
         """Whether ``name`` (Simplified) starts the names of at least

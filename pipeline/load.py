@@ -185,9 +185,15 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, 
 def card_name_rows() -> tuple[tuple[int, str, str, str], ...]:
     """Rows of ``card_names`` (passcode, language, name, name_key): every
     name of ``corpus/data/card-names.tsv`` and the community table with its
-    key (:func:`pipeline.cards.card_name_key`). About 83,000 rows, 1 s of OpenCC:
-    computed once per process."""
-    return tuple((passcode, language, name, card_name_key(language, name))
+    key (:func:`pipeline.cards.card_name_key`; a Chinese name's as the card
+    index computed it). About 83,000 rows: computed once per process."""
+    zh_keys = card_index().zh_keys  # made with the index, in a build's helper process (1 s of OpenCC)
+
+    def key(language: str, name: str) -> str:
+        known = zh_keys.get(name) if language.startswith("zh") else None
+        return known if known is not None else card_name_key(language, name)
+
+    return tuple((passcode, language, name, key(language, name))
                  for passcode, names in sorted(card_names().items()) for language, name in sorted(names.items()))
 
 

@@ -257,6 +257,14 @@ def test_card_names_hold_every_name_with_the_key_card_mentions_use():
                        ).fetchone()[0] == name_key("月之书")
 
 
+def test_card_name_rows_key_each_name_as_card_name_key_does():
+    from pipeline.cards import card_name_key
+
+    rows = load.card_name_rows()  # Chinese names take the key the card index computed
+    assert sum(1 for r in rows if r[1].startswith("zh")) > 30000
+    assert [r[3] for r in rows] == [card_name_key(r[1], r[2]) for r in rows]
+
+
 @pytest.mark.parametrize("early", [True, False], ids=["while pages are read", "at the commit"])
 def test_a_written_database_holds_each_card_name_once(tmp_path, early):
     import duckdb
