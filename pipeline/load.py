@@ -371,7 +371,6 @@ class DatabaseWriter:
         self._workdir = tempfile.TemporaryDirectory(prefix=work_prefix(self.db_path, "load"), dir=self.db_path.parent)
         # One thread: the build's workers have the other cores.
         self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1})
-        self._card_names_inserted = False
         try:
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
@@ -399,18 +398,6 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
 
-    def insert_card_names(self) -> None:
-        """Fill ``card_names`` (:func:`insert_card_names`) once: a build calls
-        this while its workers read pages, where the 0.5 s it takes would
-        leave a core idle at the commit; :meth:`commit` calls it otherwise."""
-        if self._card_names_inserted:
-            return
-        try:
-            insert_card_names(self.con)
-        except duckdb.Error as exc:
-            raise LoadError(f"table card_names: {exc}", place=str(self.db_path)) from exc
-        self._card_names_inserted = True
-
     def texts(self, record_ids: list[str]) -> dict[str, str]:
         """The texts of ``record_ids`` among the rows inserted so far."""
         try:
@@ -428,7 +415,12 @@ class DatabaseWriter:
         rows = _rows(data)
         for table in columns():
             self._insert(table, rows[table], [])
-        self.insert_card_names()
+        # At the commit, not while the workers read pages: its rows and DuckDB's copy
+        # of them would add about 40 MB to the build's peak memory.
+        try:
+            insert_card_names(self.con)
+        except duckdb.Error as exc:
+            raise LoadError(f"table card_names: {exc}", place=str(self.db_path)) from exc
         check_unique_records(self.con, str(self.db_path))
         try:
             self.con.execute("COMMIT")

@@ -285,7 +285,7 @@ def _warm_up(context: multiprocessing.context.BaseContext) -> None:
         try:
             use_card_index(index.result())
         except BrokenProcessPool:
-            pass
+            pass  # built below
     card_index()
 
 
@@ -358,8 +358,6 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             source = outcome.source
             if progress:
                 progress(source.id)
-            if i == 0:  # the workers are busy now: this costs the build less than at the commit
-                _timed(result, "load", writer.insert_card_names)
             for stage, seconds in outcome.timings.items():
                 result.timings[stage] += seconds
                 result.cpu[stage] += outcome.cpu[stage]

@@ -265,22 +265,6 @@ def test_card_name_rows_key_each_name_as_card_name_key_does():
     assert [r[3] for r in rows] == [card_name_key(r[1], r[2]) for r in rows]
 
 
-@pytest.mark.parametrize("early", [True, False], ids=["while pages are read", "at the commit"])
-def test_a_written_database_holds_each_card_name_once(tmp_path, early):
-    import duckdb
-
-    db = tmp_path / "r.duckdb"
-    with load.DatabaseWriter(db) as writer:
-        if early:  # as a build does once its workers read pages
-            writer.insert_card_names()
-            writer.insert_card_names()
-        writer.commit(_sample_data())
-    con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT count(*), count(DISTINCT (passcode, language, name)) FROM card_names").fetchone() \
-        == (len(load.card_name_rows()),) * 2
-    con.close()
-
-
 def test_a_column_added_to_the_ddl_is_caught_when_its_builder_misses_it(monkeypatch):
     ddl = schema.ddl() + "\nALTER TABLE statements ADD COLUMN confidence DOUBLE;\n"
     monkeypatch.setattr(load, "ddl", lambda: ddl)

@@ -150,7 +150,7 @@ def _helper_dies():
 
 
 def _index_tables(index) -> tuple:
-    return index.exact, index.by_key, index.community_exact, index.community_key, index._sorted_names
+    return index.exact, index.by_key, index.community_exact, index.community_key, index._sorted_names, index.zh_keys
 
 
 @pytest.mark.parametrize("helper", ["builds the index", "dies"])
