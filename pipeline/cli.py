@@ -63,8 +63,9 @@ def _exit_codes(command):
         except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
-        except OSError as exc:  # an output folder not writable, no space
-            _fail(f"cannot write {exc.filename or ''}: {exc.strerror or exc}")
+        except OSError as exc:  # an output folder not writable, no space, a data file missing
+            # the system's own words: the same error comes from reading a file as from writing one
+            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc))
     return wrapper
 
 

@@ -171,3 +171,21 @@ def test_vocabulary_lists_every_identifier_with_its_meaning(engine_module):
     assert summon["fields"]["by"] == {"required": True, "allowed": ["A", "B"]}
     text = run("vocabulary").output
     assert "synchro_summoned" in text and "can_conduct_battle_phase" in text and "not_applicable" in text
+
+
+@pytest.mark.parametrize("error, shown", [
+    (FileNotFoundError(2, "No such file or directory", "/x/card-names.tsv"),
+     "Error: /x/card-names.tsv: No such file or directory"),
+    (PermissionError(13, "Permission denied", "/out/ocg_rules.py"), "Error: /out/ocg_rules.py: Permission denied"),
+    (OSError(28, "No space left on device"), "Error: No space left on device"),
+], ids=["a file missing", "a file not writable", "no space"])
+def test_a_file_system_error_names_the_file_in_the_systems_words(capsys, error, shown):
+    from pipeline.cli import _exit_codes
+
+    def command():
+        raise error
+
+    with pytest.raises(SystemExit) as exit_info:
+        _exit_codes(command)()
+    assert exit_info.value.code == 1
+    assert capsys.readouterr().err.strip() == shown
