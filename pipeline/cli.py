@@ -376,6 +376,8 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
     if statements_path is not None:
         return _evaluate_statements(statements_path, db_path, as_json)
     gold = queries.read_gold(gold_path)
+    if minimum is not None and minimum > len(gold):
+        raise UsageError(f"--min {minimum} is more than the {len(gold)} rows of {gold_path}", place="evaluate")
     with closing(queries.connect(db_path)) as con:
         report = queries.compare_verdicts(con, gold)
     rows, correct = report["rows"], report["correct"]
@@ -389,7 +391,10 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
                        f"got {r['got']:<15} {cited}")
     if not as_json:
         click.echo(f"{correct}/{len(rows)} verdicts correct")
-    if correct < (len(rows) if minimum is None else minimum):
+    needed = len(rows) if minimum is None else minimum
+    if correct < needed:
+        click.echo(f"fewer verdicts correct than required: {correct} < {needed}"
+                   f"{'' if minimum is None else ' (--min)'}", err=True)
         sys.exit(1)
 
 
@@ -449,7 +454,7 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     except RecursionError:
         _fail(f"{file}: not JSON this engine reads: nested too deeply", 2)
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and a number over Python's digit limit
-        _fail(f"{file}: not JSON: {exc}", 2)
+        _fail(f"{file}: not JSON: {queries.json_problem(exc)}", 2)
     engine = load_engine(engine_path)
     scenarios = data if isinstance(data, list) else [data]
     results = engine.answer_all(scenarios)

@@ -819,9 +819,11 @@ class _SentenceReader:
 
     Events gather as *pending* until a verdict word (不再是, 仍然是: the
     kinds named after it, else before it, else the sentence's subject, the
-    block's or the section's) or, in a topic section, an outcome word
-    (仍然可以发动, 不能再发动: :func:`_outcome_kinds`) or a continuity
-    phrase (持续…表侧表示) says what became of them. ``；`` starts a case
+    block's or the section's), an outcome word (仍然可以发动, 不能再发动:
+    :func:`_outcome_kinds`) or, in a topic section, a continuity phrase
+    (持续…表侧表示) says what became of them. Outside a topic section
+    (``ctx.strict``) the kind must be one the ruling names: a verdict's
+    object, or a specific kind of its subject (:meth:`_strict_subject`). ``；`` starts a case
     of its own; a condition opener (``如果是…``, ``对于「…」…``) sets the
     condition of what follows."""
 
@@ -837,6 +839,7 @@ class _SentenceReader:
         self.seen_events: list[str] = []
         self.outcome_events: list[str] = []  # the events the last outcome word spoke of
         self.subject: list[str] = []  # kinds named before the first verdict
+        self.lead: list[str] = []  # kinds named before the first event: who the ruling is about
         self.recent: list[str] = []  # the kinds of the last clause that named any
         self.last_kinds: list[str] | None = None
         self.last_verdict: str | None = None
@@ -914,6 +917,8 @@ class _SentenceReader:
         x = terms[i]
         if x.kind == "KIND*" or x.value in self.allowed or _subject_of_verdict(terms, i, self.text):
             self.kinds_before.append(x.value)
+            if not self.seen_events:
+                self.lead.append(x.value)
         else:
             self.other_kind = True
 
@@ -938,11 +943,12 @@ class _SentenceReader:
             self.from_outcome.update(s for s in self.statements if s.event in events)
 
     def _outcome(self, terms: list[_Term], i: int, clause_end: int) -> None:
-        """What became of the effect resting on the information: only in a
-        topic section, only where the clause has no verdict word. Its kind is
-        the one named right after it (``不会再转移控制权``), else before
-        (:func:`_outcome_kinds`)."""
-        if self.ctx.strict or self.hypothetical or self.has_verdict:
+        """What became of the effect resting on the information, only where
+        the clause has no verdict word. Its kind is the one named right after
+        it (``不会再转移控制权``), else before (:func:`_outcome_kinds`);
+        outside a topic section only a specific kind the ruling names itself
+        (:meth:`_strict_outcome_kinds`)."""
+        if self.hypothetical or self.has_verdict:
             return
         x, nxt = terms[i], (terms[i + 1] if i + 1 < len(terms) else None)
         if x.kind == "OUTCOME" and nxt is not None and nxt.kind in ("ABILITY", "FREEDOM"):
@@ -952,7 +958,12 @@ class _SentenceReader:
         objects = [y.value for y in _kinds_after(terms, i) if y.value in self.specific]
         if self.text[x.start:x.end] in self.t["outcome_objects"] and not objects:
             return  # 正常地回到场上: an adverb, no outcome
-        named = objects or self.kinds_before or self.last_kinds or self.recent or self.subject
+        if self.ctx.strict:
+            named = self._strict_outcome_kinds(objects)
+            if not named:
+                return
+        else:
+            named = objects or self.kinds_before or self.last_kinds or self.recent or self.subject
         kinds = _outcome_kinds(x, named, self.ctx, self.text, clause_end)
         # A flip itself frees a monster to attack: "free" after a flip shows nothing.
         events = [e for e in dict.fromkeys(self.pending) if x.value != "free" or e != "flip_face_up"]
@@ -965,6 +976,27 @@ class _SentenceReader:
         self.last_kinds, self.last_verdict, self.pending = kinds, verdicts[kinds[0]], []
         self.outcome_events = events  # a verdict word after it may speak of them too
         self.case_from = clause_end + 1  # the next case starts with the next clause
+
+    def _strict_subject(self) -> list[str]:
+        """Outside a topic section, the specific kinds a verdict or outcome
+        word without an object speaks of: those its clause names before it
+        (``原本攻击力复原``: a generic kind, so none), else the ruling's
+        subject, named before its first event."""
+        return [k for k in self.kinds_before or self.lead if k in self.specific]
+
+    def _strict_outcome_kinds(self, objects: list[str]) -> list[str]:
+        """Outside a topic section, the kinds an outcome word speaks of: only
+        specific kinds the ruling names itself, the one right after it
+        (``不会再归还控制权``), else its subject's (named before the event:
+        ``自身①效果特殊召唤的「X」被一时除外…``). A granted ability after
+        it (``subject_over_object``: ``仍然可以作2次攻击``) yields to a
+        subject named by how it was summoned (``「剑斗兽」怪兽的效果特殊召唤的…``:
+        the monster's own effect, not a grant)."""
+        subject = self._strict_subject()
+        named = [k for k in objects if k in self.specific]
+        if named and subject and set(named) <= set(self.t["subject_over_object"]):
+            return subject
+        return named or subject
 
     def _verdict(self, terms: list[_Term], i: int, clause_end: int) -> int:
         """A verdict word (or 也一样) at ``terms[i]``; returns the index of
@@ -1010,7 +1042,7 @@ class _SentenceReader:
                 self.last_kinds = self.ctx.section_last[0]
             return self.last_verdict, objects or self.kinds_before or self.last_kinds
         if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
-            return x.value, objects
+            return x.value, objects or self._strict_subject()
         fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
                                                or ([self.ctx.default] if self.ctx.default else []))
         return x.value, objects or self.kinds_before or fallback
@@ -1104,13 +1136,15 @@ def _outcome_verdict(x: _Term, kind: str) -> str:
 def _retention_words() -> tuple[re.Pattern, re.Pattern]:
     t = retention_terms()
     events_ = [w for words in t["events"].values() for w in words]
-    verdicts_ = [w for words in t["verdicts"].values() for w in words]
+    verdicts_ = [w for key in ("verdicts", "outcomes", "abilities", "freedoms") for words in t[key].values()
+                 for w in words]
     return re.compile(alternation(events_)), re.compile(alternation(verdicts_))
 
 
 def _speaks_of_retention(norm: str) -> bool:
     """Whether a ruling outside the topic sections may state a retention:
-    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是)."""
+    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是)
+    or an outcome word (不能再发动, 仍然可以攻击)."""
     events_, verdicts_ = _retention_words()
     return bool(events_.search(norm) and verdicts_.search(norm))
 
@@ -1120,16 +1154,29 @@ def _speaks_of_retention(norm: str) -> bool:
 _ANY_SECTION = (None, frozenset())
 
 
+# A heading's number on a numbered site: "3.1 ", "3.1. ", "一、", "（二）", "第3章 ".
+_HEADING_NUMBER = re.compile(r"\s*(?:\d+(?:\.\d+)*\.?\s+|[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]"
+                             r"|第[一二三四五六七八九十\d]+[章节部分]+\s*)")
+
+
+@lru_cache(maxsize=4096)
+def _unnumbered(heading: str) -> str:
+    """``heading`` without a leading section number (``3.1 里侧·一时除外``)."""
+    m = _HEADING_NUMBER.match(heading)
+    return heading[m.end():] if m and m.end() < len(heading) else heading
+
+
 def _section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str]] | None:
     """(default kind, allowed kinds) of the deepest configured heading, or None
-    when the section is not part of a retention topic."""
+    when the section is not part of a retention topic. Headings are compared
+    without their section numbers (a site may number them)."""
     topics = retention_terms()["topics"]
-    if not section or section[0] not in topics:
+    topic = topics.get(_unnumbered(section[0])) if section else None
+    if topic is None:
         return None
-    topic = topics[section[0]]
     for heading in reversed(section[1:]):
-        if heading in topic:
-            cfg = topic[heading]
+        cfg = topic.get(_unnumbered(heading))
+        if cfg is not None:
             return cfg["default"], frozenset(cfg["allowed"])
     return None
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import csv
 import difflib
 import json
+import sys
 from pathlib import Path
 
 import duckdb
 
 from .errors import LoadError, UsageError
+from .schema import events, info_kinds, verdicts
 
 
 def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
@@ -30,6 +32,15 @@ def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> d
         return duckdb.connect(str(db_path), read_only=read_only, config=config)
     except duckdb.Error as exc:
         raise LoadError(f"cannot open {db_path}: {exc}") from None
+
+
+def json_problem(exc: ValueError) -> str:
+    """What is wrong with a JSON text, for a user: the decoder's message, or
+    for a number over Python's digit limit that limit (not Python's advice
+    to raise it)."""
+    if not isinstance(exc, json.JSONDecodeError) and "integer string conversion" in str(exc):
+        return f"a number of more than {sys.get_int_max_str_digits()} digits"
+    return str(exc)
 
 
 def unknown_name(what: str, name: str, known: list[str]) -> str:
@@ -129,12 +140,22 @@ def read_gold(path: Path) -> list[dict]:
         for line, row in enumerate(reader, start=2):
             if any(not row.get(c) for c in GOLD_COLUMNS):
                 raise UsageError(f"row lacks {[c for c in GOLD_COLUMNS if not row.get(c)]}", place=f"{path}:{line}")
+            _check_gold_names(row, f"{path}:{line}")
             gold.append(row)
     except csv.Error as exc:  # e.g. a field over the csv module's limit, on the line after the last read
         raise UsageError(f"not a CSV this reads: {exc}", place=f"{path}:{line + 1 if gold or line > 1 else 2}") from None
     if not gold:
         raise UsageError("no gold rows: nothing to compare", place=str(path))
     return gold
+
+
+def _check_gold_names(row: dict, place: str) -> None:
+    """UsageError for a kind, event or verdict the vocabulary does not know:
+    a misspelled name in a gold file would otherwise read as a wrong verdict."""
+    for column, what, known in (("info_kind", "info kind", info_kinds()), ("event", "event", events()),
+                                ("verdict", "verdict", verdicts())):
+        if row[column] not in known:
+            raise UsageError(unknown_name(what, row[column], list(known)), place=place)
 
 
 def compare_verdicts(con: duckdb.DuckDBPyConnection, gold: list[dict]) -> dict:
@@ -178,7 +199,7 @@ def read_statement_gold(path: Path) -> list[dict]:
         except RecursionError:
             raise UsageError("not JSON this reads: nested too deeply", place=f"{path}:{number}") from None
         except ValueError as exc:
-            raise UsageError(f"not JSON: {exc}", place=f"{path}:{number}") from None
+            raise UsageError(f"not JSON: {json_problem(exc)}", place=f"{path}:{number}") from None
         problem = _unit_problem(unit)
         if problem:
             raise UsageError(problem, place=f"{path}:{number}")

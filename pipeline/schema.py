@@ -287,6 +287,26 @@ def statement_verdicts() -> list[str]:
 
 # --------------------------------------------------------------------------- retention_terms.json
 
+# The keyed term lists of retention_terms.json (id -> terms), whose terms may
+# write alternatives in braces (:func:`expand_alternatives`).
+TERM_SECTIONS = ("kinds", "kinds_anywhere", "events", "verdicts", "outcomes", "abilities", "freedoms")
+_ALTERNATIVES = re.compile(r"\{([^{}]*)\}")
+
+
+def expand_alternatives(term: str) -> list[str]:
+    """Every phrase a term writes: ``{a|b|}`` is one of ``a``, ``b`` or
+    nothing, so ``自身{记述的|}方法`` is ``自身记述的方法`` and ``自身方法``
+    (one spelling pattern instead of a list of all its spellings). Raises
+    ValueError for a brace left unmatched."""
+    m = _ALTERNATIVES.search(term)
+    if m is None:
+        if "{" in term or "}" in term:
+            raise ValueError("has an unmatched brace")
+        return [term]
+    head, tail = term[:m.start()], term[m.end():]
+    return [phrase for choice in m.group(1).split("|") for phrase in expand_alternatives(head + choice + tail)]
+
+
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
                    "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers",
                    "neutral", "outcome_objects", "other_actors")
@@ -297,8 +317,9 @@ def retention_terms() -> dict:
     """``schema/retention_terms.json``: the term lists of statement extraction
     (kinds, events and verdicts, each term list keyed by a vocabulary id;
     the outcome words: ``outcomes`` kept/lost, ``abilities`` able/unable,
-    ``freedoms`` free/bound, with ``restricting_kinds``, ``ability_object``
-    and the ``continuity`` phrases with their ``continuity_events``),
+    ``freedoms`` free/bound, with ``restricting_kinds``, ``ability_object``,
+    ``subject_over_object`` and the ``continuity`` phrases with their
+    ``continuity_events``),
     the word lists of :data:`TERM_WORD_LISTS` (negators among them), the
     kinds an "every kind" sentence leaves out (``all_kinds_except``), the
     re-publication days of the official database (``republication_dates``)
@@ -315,6 +336,9 @@ def retention_terms() -> dict:
         for key, terms in check.get(data, section, dict).items():
             check.member(f"{section}.{key}", key, known, what)
             check.words({key: terms}, key, section)
+    for section in TERM_SECTIONS:
+        for key, terms in data[section].items():
+            data[section][key] = _expanded(check, f"{section}.{key}", terms)
     for key in TERM_WORD_LISTS:
         check.words(data, key)
     if not check.get(data, "ability_object", str):
@@ -329,7 +353,7 @@ def retention_terms() -> dict:
                 check.fail(f"scheduled_kinds.{kind}", f"{word!r} is not a term of verdicts.kept")
     for i, event in enumerate(check.get(data, "continuity_events", list)):
         check.member(f"continuity_events[{i}]", event, evts, "an event")
-    for key in ("all_kinds_except", "restricting_kinds", "generic_kinds"):
+    for key in ("all_kinds_except", "restricting_kinds", "generic_kinds", "subject_over_object"):
         for i, kind in enumerate(check.get(data, key, list)):
             check.member(f"{key}[{i}]", kind, kinds, "an info kind")
     for i, day in enumerate(check.get(data, "republication_dates", list)):
@@ -350,6 +374,19 @@ def retention_terms() -> dict:
             for i, k in enumerate(check.get(cfg, "allowed", list, where)):
                 check.member(f"{where}.allowed[{i}]", k, kinds, "an info kind")
     return data
+
+
+def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:
+    """``terms`` with their alternatives written out (:func:`expand_alternatives`), each phrase once."""
+    phrases: dict[str, None] = {}
+    for i, term in enumerate(terms):
+        try:
+            phrases.update(dict.fromkeys(expand_alternatives(term)))
+        except ValueError as exc:
+            check.fail(f"{where}[{i}]", f"{term!r} {exc}")
+    if "" in phrases:
+        check.fail(where, "a term's alternatives leave an empty phrase")
+    return list(phrases)
 
 
 @lru_cache(maxsize=1)

@@ -171,11 +171,70 @@ def test_a_verdict_word_outranks_an_outcome_word():
     assert said(text, "控制权") == {("control_permanent", "face_down", "kept")}
 
 
-def test_outcomes_are_not_read_outside_topic_sections():
-    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("2018", "备注"), [
-        Line("自身①的方法特殊召唤的「甲」被一时除外，回到场上后仍然可以发动②效果。")])])
+def logged(text: str) -> set[tuple[str, str, str]]:
+    """What ``text`` states as a line of a yearly log (no retention topic:
+    the ruling must name its kind itself)."""
+    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("2023", "23/11", "11/23"), [Line(text)])])
     [record] = extract(page, info_kinds())
-    assert record.statements == []
+    return {(s.info_kind, s.event, s.verdict) for s in record.statements}
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the ruling's subject names a specific kind before its event: the outcome speaks of it
+    ("自身①的方法特殊召唤的「甲」被一时除外，回到场上后仍然可以发动②效果。",
+     {("summoned_by_own_procedure", "temp_banish", "kept")}),
+    ("用自身记述的方法特殊召唤的「甲」被一时除外的场合，①效果不再适用。",
+     {("summoned_by_own_procedure", "temp_banish", "lost")}),
+    ("以自身记载的方法特殊召唤的「甲」变成里侧表示的场合，得到的效果丢失。",
+     {("summoned_by_own_procedure", "face_down", "lost")}),
+    ("通过自身的②效果特殊召唤的「甲」，因「乙」等效果变成里侧表示后，再变成表侧表示的场合，那个③效果也不再适用；"
+     "因「丙」等效果被一时除外的场合，回到场上后③效果继续适用。",
+     {("summoned_by_own_procedure", "face_down", "lost"), ("summoned_by_own_procedure", "temp_banish", "kept")}),
+    ("用「甲」为素材连接召唤的「乙」被一时除外后，②效果不能再发动。", {("summon_materials", "temp_banish", "lost")}),
+    ("「甲」作素材X召唤的怪兽被一时除外再回到场上，然后被对方的效果破坏的场合，仍然可以发动效果。",
+     {("summon_materials", "temp_banish", "kept")}),
+    ("在特殊召唤的回合的结束阶段发动了③效果后，因卡片效果被一时除外又在这个结束阶段内回到场上的场合，不能再次发动③效果。",
+     {("summoned_this_turn", "temp_banish", "lost")}),
+    # a kind the outcome names right after it: that one
+    ("通过自身②效果特殊召唤在对方场上的「甲」被一时除外，回到对方场上后，不会再归还控制权。",
+     {("delayed_control_transfer", "temp_banish", "lost")}),
+    # a granted ability after it yields to a subject named by how it was summoned (subject_over_object)
+    ("「甲」怪兽的效果特殊召唤的「乙」被一时除外后，「乙」仍然可以作2次攻击。",
+     {("summoned_by_own_procedure", "temp_banish", "kept")}),
+    # the object of a verdict word is what is kept or lost
+    ("「甲」的效果特殊召唤的怪兽变成里侧表示的场合，就不是『这个效果特殊召唤的怪兽』。",
+     {("summoned_by_specific_effect", "face_down", "lost")}),
+])
+def test_a_logged_ruling_states_what_it_names_itself(text, expected):
+    assert logged(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # only generic kinds (特殊召唤的怪兽, 攻击力) before the event: nothing says whose information
+    "特殊召唤的「甲」被一时除外，回到场上后仍然可以发动②效果。",
+    "攻击过的「甲」变成里侧再反转，②效果可以发动。",
+    # the kind comes after the event: it is not what the ruling is about
+    "变成表侧表示的「甲」为素材连接召唤「乙」的场合，也可以发动「甲」的②效果。",
+    # the clause names its own (generic) kind before the verdict: not the subject's
+    "自身①的方法特殊召唤的「甲」被一时除外，回到场上后原本攻击力复原。",
+    # a question under review states nothing
+    "用自身效果召唤的「甲」在被一时除外后回到场上，是否还能特殊胜利，调整中。",
+    # no event
+    "自身①的方法特殊召唤的「甲」不能再发动②效果。",
+])
+def test_a_logged_ruling_that_names_no_kind_of_its_own_states_nothing(text):
+    assert logged(text) == set()
+
+
+def test_a_numbered_topic_heading_is_still_the_topic():
+    """A site that numbers its headings (``3.1 里侧·一时除外`` / ``3.1.2 用何出场``)
+    keeps the section defaults of the topic."""
+    text = "「甲」被一时除外，回到场上后②效果继续适用。"  # no kind named: the section's default
+    for section in ((TOPIC, "用何出场"), (f"3.1 {TOPIC}", "3.1.2 用何出场"), (f"一、{TOPIC}", "（二）用何出场")):
+        page = Page("p", "zh", "Hans", "CN", "", [Block(0, section, [Line(text)])])
+        [record] = extract(page, info_kinds())
+        assert {(s.info_kind, s.event, s.verdict) for s in record.statements} == {
+            ("summon_materials", "temp_banish", "kept")}, section
 
 
 def test_two_cases_in_one_ruling_make_a_conditional_rule():
@@ -289,3 +348,30 @@ def test_the_scorer_counts_a_candidate_kind_once_the_vocabulary_has_it():
     gold = [{"info_kind": "other:effect_count", "event": "face_down", "verdict": "lost"},
             {"info_kind": "other:not_a_kind_yet", "event": "face_down", "verdict": "lost"}]
     assert _triples(gold, info_kinds()) == {("effect_count", "face_down", "lost")}
+
+
+def test_a_term_writes_its_spellings_as_alternatives(monkeypatch):
+    """``{a|b|}`` in a term of schema/retention_terms.json is a, b or
+    nothing; an unmatched brace is an error naming the term."""
+    assert schema.expand_alternatives("自身{记述的|}{①|②|}方法") == [
+        "自身记述的①方法", "自身记述的②方法", "自身记述的方法", "自身①方法", "自身②方法", "自身方法"]
+    assert schema.expand_alternatives("一时除外") == ["一时除外"]
+    kinds = schema.retention_terms()["kinds"]["summoned_by_own_procedure"]
+    assert {"自身记述的方法特殊召唤", "自身记载的②的召唤方法召唤", "自身的④效果特殊召唤"} <= set(kinds)
+    assert not any("{" in k or "|" in k for k in kinds)
+    real = schema._json
+
+    def edited(name):
+        data = real(name)
+        if name == "retention_terms.json":
+            data = json.loads(json.dumps(data))
+            data["kinds"]["counters"] = ["指示物", "自身{方法"]
+        return data
+
+    monkeypatch.setattr(schema, "_json", edited)
+    schema.retention_terms.cache_clear()
+    try:
+        with pytest.raises(schema.SchemaError, match=r"kinds\.counters\[1\] '自身\{方法' has an unmatched brace"):
+            schema.retention_terms()
+    finally:
+        schema.retention_terms.cache_clear()

@@ -779,7 +779,7 @@ def test_a_redirect_checks_the_robots_txt_of_the_origin_it_goes_to(env, site, ta
     assert site.hits("/moved/pledges.html") == []
 
 
-@pytest.mark.parametrize("edit, what", [(("<h1>里侧·一时除外<a", "<h1>3.1 里侧·一时除外<a"), "statements"),
+@pytest.mark.parametrize("edit, what", [(("一时除外", "一時除外"), "statements"),
                                         (('<article role="main" id="furo-main-content">',
                                           '<main><p>公告：本站已迁移。</p></main><div class="moved">'), "records")])
 def test_a_page_that_loses_its_statements_or_rulings_to_markup_is_refused(env, site, edit, what):

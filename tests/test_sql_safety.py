@@ -46,7 +46,12 @@ def test_evaluate_binds_gold_values(db_copy, tmp_path):
         writer.writerows([[text, text, "kept", ""] for text in INJECTIONS] + [["counters", "face_down", "lost", ""]])
     before = db_fingerprint(db_copy)
     out = invoke("evaluate", "--gold", gold, "--db", db_copy, "--json")
-    data = json.loads(out.output[:out.output.rindex("}") + 1])  # the JSON, then "N/M verdicts correct"
+    assert out.exit_code == 2 and "gold.csv:2: unknown info kind" in out.output  # names the vocabulary does not know
+    # below the command's check, the comparison binds the values: nothing runs as SQL
+    from pipeline import queries
+    with queries.connect(db_copy) as con:
+        data = queries.compare_verdicts(con, [{"info_kind": t, "event": t, "verdict": "kept"} for t in INJECTIONS]
+                                        + [{"info_kind": "counters", "event": "face_down", "verdict": "lost"}])
     assert [r["got"] for r in data["rows"]] == ["unknown"] * len(INJECTIONS) + ["lost"]
     assert db_fingerprint(db_copy) == before
 
