@@ -465,7 +465,22 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     if db.is_dir() or engine.is_dir():
         folder = db if db.is_dir() else engine
         raise UsageError(f"{folder} is a folder; give a file path", place="--db" if folder == db else "--engine-out")
+    for path, option in ((db, "--db"), (engine, "--engine-out")):
+        if path.exists() and not path.is_file():  # a device, a FIFO, a socket: the build would replace it
+            raise UsageError(f"{path} is not a regular file; give a file path", place=option)
+    if db.is_file() and db.stat().st_size and not _is_duckdb_file(db):
+        raise UsageError(f"{db} exists and is not a DuckDB database; the build would replace it (give another path "
+                         "or remove the file)", place="--db")
     return db, engine
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    """Whether ``path`` starts with DuckDB's file header (``DUCK`` at byte 8)."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(12)[8:12] == b"DUCK"
+    except OSError:
+        return True  # unreadable: the build's own error names it
 
 
 @contextmanager

@@ -5,7 +5,9 @@ case of the same kind of fault."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -130,6 +132,27 @@ def test_overlapping_outputs_are_refused(small, engine_of):
     out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine_of(db))
     assert out.exit_code == 2 and "is the same file as" in out.output
     assert db_fingerprint(db) == before
+
+
+def test_an_output_that_is_no_database_or_no_regular_file_is_never_replaced(small, tmp_path):
+    """A FIFO, a device or a file that is not a DuckDB database at --db (a
+    typo, /dev/null) would be renamed over by the new database."""
+    corpus, db, engine = small
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"mine": true}\n')
+    for args, words in ((["--db", fifo, "--engine-out", engine], f"--db: {fifo} is not a regular file"),
+                        (["--db", "/dev/null", "--engine-out", engine], "--db: /dev/null is not a regular file"),
+                        (["--db", db, "--engine-out", fifo], f"--engine-out: {fifo} is not a regular file"),
+                        (["--db", notes, "--engine-out", engine], f"{notes} exists and is not a DuckDB database")):
+        out = run("build", "--corpus", corpus, *args)
+        assert out.exit_code == 2 and words in out.output, out.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and notes.read_text() == '{"mine": true}\n'
+    assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+    empty = tmp_path / "empty.duckdb"
+    empty.touch()  # an empty file is no one's data: the build may use the path
+    assert run("build", "--corpus", corpus, "--db", empty, "--engine-out", engine).exit_code == 0
 
 
 def test_a_symlinked_database_is_written_through_the_link(small, tmp_path):
