@@ -461,7 +461,7 @@ def needs_matching(record: Record, language: str) -> bool:
     phrase set as a substring (a superset of the token matches)."""
     if language == "zh":
         return (_section_config(record.norm_section or record.section) is not None
-                or _speaks_of_retention(record.norm))
+                or _speaks_of_retention(record.norm, example=record.role == "example"))
     lowered = record.norm.lower()
     if _english_retention_words().search(expand_coordination(record.norm).lower()):
         return True
@@ -1133,20 +1133,32 @@ def _outcome_verdict(x: _Term, kind: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _retention_words() -> tuple[re.Pattern, re.Pattern]:
+def _retention_words() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+    """Patterns of the event words, the verdict words, the outcome words
+    (outcomes, abilities, freedoms) and the words of specific kinds (all but
+    ``generic_kinds``) of ``schema/retention_terms.json``."""
     t = retention_terms()
-    events_ = [w for words in t["events"].values() for w in words]
-    verdicts_ = [w for key in ("verdicts", "outcomes", "abilities", "freedoms") for words in t[key].values()
-                 for w in words]
-    return re.compile(alternation(events_)), re.compile(alternation(verdicts_))
+    generic = set(t["generic_kinds"])
+    words = {
+        "events": [w for ws in t["events"].values() for w in ws],
+        "verdicts": [w for ws in t["verdicts"].values() for w in ws],
+        "outcomes": [w for key in ("outcomes", "abilities", "freedoms") for ws in t[key].values() for w in ws],
+        "specific": [w for kind, ws in t["kinds"].items() if kind not in generic for w in ws],
+    }
+    return tuple(re.compile(alternation(ws)) for ws in words.values())
 
 
-def _speaks_of_retention(norm: str) -> bool:
+def _speaks_of_retention(norm: str, example: bool = False) -> bool:
     """Whether a ruling outside the topic sections may state a retention:
-    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是)
-    or an outcome word (不能再发动, 仍然可以攻击)."""
-    events_, verdicts_ = _retention_words()
-    return bool(events_.search(norm) and verdicts_.search(norm))
+    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是),
+    or an outcome word (不能再发动, 仍然可以攻击) and, unless it is an
+    ``example`` (which may show the kinds of its principle), a specific kind:
+    the only kind an outcome word of a principle speaks of there
+    (:meth:`_SentenceReader._strict_outcome_kinds`). The others state
+    nothing and are not matched at all."""
+    events_, verdicts_, outcomes_, specific_ = _retention_words()
+    return bool(events_.search(norm) and (verdicts_.search(norm) or (
+        outcomes_.search(norm) and (example or specific_.search(norm)))))
 
 
 # Outside a retention topic section a ruling states only what it names itself:

@@ -473,3 +473,27 @@ def test_card_name_tables_keep_the_base_text_of_ruby_markup(tmp_path, field, kep
     table = tmp_path / "names.tsv"
     table.write_text(f"passcode\tname\n1\t{field}\n", encoding="utf-8")
     assert read_names(table) == [{"passcode": "1", "name": kept}]
+
+
+@pytest.mark.parametrize("source_id", ["ocg-rule-c03-face-down-temp-banish", "ocg-rule-c06-rulings-2023"])
+def test_the_retention_gate_skips_only_rulings_that_state_nothing(source_id, monkeypatch):
+    """``_speaks_of_retention`` asks a principle outside the topic sections
+    with an outcome word but no verdict word for a specific kind too, before
+    the spaCy matcher reads it: read with every section outside a topic (the
+    gold page as a yearly log reads it), the statements are those of the
+    wider gate (an event and a verdict or outcome word)."""
+    from pipeline import extract as extract_module
+    from pipeline.corpus import BUNDLED_CORPUS, load_manifest, read_snapshot
+
+    [src] = [s for s in load_manifest(BUNDLED_CORPUS) if s.id == source_id]
+    page = normalize(read_snapshot(src), src)
+    monkeypatch.setattr(extract_module, "_section_config", lambda section: None)
+
+    def statements():
+        return [(r.id, s) for r in extract(page, info_kinds()) for s in r.statements]
+
+    gated = statements()
+    events_, verdicts_, outcomes_, _ = extract_module._retention_words()
+    monkeypatch.setattr(extract_module, "_speaks_of_retention", lambda norm, example=False: bool(
+        events_.search(norm) and (verdicts_.search(norm) or outcomes_.search(norm))))
+    assert gated == statements() and len(gated) > 30
