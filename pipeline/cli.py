@@ -142,13 +142,14 @@ def _page_progress(total: int, quiet: bool):
               show_default=True, help="Corpus folder holding manifest.tsv and the page snapshots.")
 @DB_OPTION
 @ENGINE_OPTION
-@click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+@click.option("--max-page-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
               help="Refuse pages larger than this.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes for the pages (default: one per core; 1 below 4 pages).")
 @click.option("--max-shrink", type=click.FloatRange(0, 1), default=0.5, show_default=True,
-              help="A page that gives more than this share fewer records, statements or dated rulings than the "
-                   "previous database holds for it keeps its previous records, with a warning (1: accept any page).")
+              help="A page that gives more than this share fewer records, statements, dated rulings or card "
+                   "mentions than the previous database holds for it, or (from 20 records) more than 1/(1-F) "
+                   "times the records, keeps its previous records, with a warning (1: accept any page).")
 @JSON_OPTION
 @_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
@@ -524,10 +525,12 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
               help="Seconds to wait for a server to answer or send more (between two reads).")
 @click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True,
               help="Retries after timeouts, connection errors, 429 and 5xx (exponential backoff, Retry-After honoured).")
-@click.option("--max-page-bytes", type=int, default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
+@click.option("--max-page-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_PAGE_BYTES, show_default=True,
               help="Refuse pages larger than this.")
 @click.option("--max-shrink", type=click.FloatRange(0, 1), default=0.5, show_default=True,
-              help="Refuse a changed page that lost more than this share of its rulings (a markup change?).")
+              help="Refuse a changed page that lost more than this share of its records, statements, dated "
+                   "rulings or card mentions, or (from 20 records) grew to more than 1/(1-F) times the records "
+                   "(a markup change?).")
 @click.option("--max-retry-after", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="Seconds a server may ask to wait (Retry-After) before a retry; longer fails the source at once.")
 @click.option("--max-crawl-delay", type=click.FloatRange(min=0), default=30.0, show_default=True,

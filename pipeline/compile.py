@@ -79,7 +79,7 @@ class ProceduralRule:
     dates: tuple[str, ...]
 
 
-_DATE_STAMPS = re.compile(r"\d{1,4}\s*[/／年]\s*\d{1,2}\s*[/／月]\s*\d{1,2}日?|\s+")
+_DATE_STAMPS = re.compile(r"\d{1,4}\s*[/／年.．\-]\s*\d{1,2}\s*[/／月.．\-]\s*\d{1,2}日?|\s+")
 
 
 def ruling_key(record: Record) -> str:

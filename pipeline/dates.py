@@ -4,7 +4,13 @@
   are 20YY, except ``99`` which is 1999 (the OCG began in 1999), so ``98/1/1``
   is 2098-01-01: in the future, hence invalid.
 * ``2019年10月30日`` and ISO ``2019-10-30`` / ``2019/10/30`` anywhere.
-* ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07.
+* ``YYYY.MM.DD`` (``2017.03.24``) anywhere, ``YY.M.D`` and ``YY-M-D``
+  (``17.3.24``, ``17-3-24``) on Chinese pages, only as a possible calendar
+  date: written with dots or a short year with hyphens, ``3.1.2`` may as
+  well be a section number, so an impossible one is no date token at all.
+* ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07;
+  ``M/D/YY`` too (``3/24/17`` is 2017-03-24), read as ``YY/M/D`` only when
+  US order gives no possible date (``17/3/24``).
 * Full-width digits and slashes (``１７／３／２４``) and spaces inside the
   ``年月日`` form (``2019 年 10 月 30 日``) are read too; ``raw`` is always
   the token as written.
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,6 +47,10 @@ YMD_CJK = re.compile(r"(\d(?<!\d\d)\d{3})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*
 YMD_ISO = re.compile(r"(\d(?<![\d/-]\d)\d{3})-(\d{1,2})-(\d{1,2})(?![\d-])"
                      r"|((?:19|20)(?<![\d/-]..)\d\d)/(\d{1,2})/(\d{1,2})(?![\d/=])")
 MDY_US = re.compile(r"(\d(?<![\d/]\d)\d?)/(\d{1,2})/(\d{4})(?![\d/])")
+# Dots (a year of two or four digits) and hyphens with a two-digit year; not inside a longer
+# run of numbers, a word (``SD17-3-1``) or a path.
+YMD_DOT = re.compile(r"(\d(?<![A-Za-z\d./-]\d)\d(?:\d\d)?)\.(\d{1,2})\.(\d{1,2})(?![\d.]\d|\d)")
+YMD_HYPHEN_SHORT = re.compile(r"(\d(?<![A-Za-z\d./-]\d)\d)-(\d{1,2})-(\d{1,2})(?![\d-])")
 
 
 # Not frozen, as pipeline.records.CardMention (a frozen init is 3.6 times slower); unsafe_hash: hashable as before.
@@ -79,10 +90,43 @@ def _judge(y: int, m: int, d: int, today: dt.date) -> tuple[str | None, bool, st
     return value.isoformat(), True, ""
 
 
-# Full-width digits, slash and hyphen -> ASCII: one character for one, so offsets hold.
-_FOLD = str.maketrans("０１２３４５６７８９／－", "0123456789/-")
-_FULL_WIDTH = re.compile("[０-９／－]")
-_SEPARATORS = re.compile("[/年\\-／－]")  # a date token holds one of these
+# Full-width digits, slash, hyphen and full stop -> ASCII: one character for one, so offsets hold.
+_FOLD = str.maketrans("０１２３４５６７８９／－．", "0123456789/-.")
+_FULL_WIDTH = re.compile("[０-９／－．]")
+_SEPARATORS = re.compile("[/年\\-／－]|[\\d０-９][.．][\\d０-９]")  # a date token holds one of these
+
+
+def _year(digits: str) -> int:
+    """A two-digit year is 20YY, except ``99`` (1999: the OCG began in 1999)."""
+    yy = int(digits)
+    return yy if len(digits) == 4 else 1900 + yy if yy == 99 else 2000 + yy
+
+
+def _possible(y: int, m: int, d: int) -> bool:
+    try:
+        dt.date(y, m, d)
+    except ValueError:
+        return False
+    return True
+
+
+class _Taken:
+    """The character ranges already read as dates (disjoint, kept sorted):
+    whether a new one overlaps is two comparisons, not a scan, so a
+    paragraph of thousands of dates is read in linear time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, a: int, b: int) -> bool:
+        """Take ``a:b`` unless it overlaps a range taken; whether it was free."""
+        i = bisect_left(self.starts, a)
+        if (i < len(self.starts) and self.starts[i] < b) or (i and self.ends[i - 1] > a):
+            return False
+        self.starts.insert(i, a)
+        self.ends.insert(i, b)
+        return True
 
 
 def find_dates(text: str, language: str = "zh", today: dt.date | None = None) -> list[RulingDate]:
@@ -93,33 +137,38 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     folded = text.translate(_FOLD) if _FULL_WIDTH.search(text) else text
     today = today or dt.date.today()
     found: list[RulingDate] = []
-    taken: list[tuple[int, int]] = []
-
-    def free(a: int, b: int) -> bool:
-        for s, e in taken:
-            if a < e and s < b:
-                return False
-        return True
+    taken = _Taken()
 
     def add(m: re.Match, y: int, mo: int, d: int) -> None:
-        if free(m.start(), m.end()):
-            taken.append((m.start(), m.end()))
+        if taken.add(m.start(), m.end()):
             found.append(_make(text[m.start():m.end()], m.start(), m.end(), y, mo, d, today))
 
     slash = "/" in folded
     for m in YMD_CJK.finditer(folded) if "年" in folded else ():
         add(m, int(m.group(1)), int(m.group(2)), int(m.group(3)))
     # YMD_ISO needs a hyphen, or a year 19xx / 20xx before a slash: most texts have neither (its scan is the slowest)
-    iso = "-" in folded or (slash and ("19" in folded or "20" in folded))
+    hyphen = "-" in folded
+    iso = hyphen or (slash and ("19" in folded or "20" in folded))
     for m in YMD_ISO.finditer(folded) if iso else ():
         y, mo, d = (g for g in m.groups() if g is not None)
         add(m, int(y), int(mo), int(d))
+    for pattern in (YMD_DOT if "." in folded else None, YMD_HYPHEN_SHORT if hyphen else None):
+        for m in pattern.finditer(folded) if pattern else ():
+            digits = m.group(1)
+            y, mo, d = _year(digits), int(m.group(2)), int(m.group(3))
+            # a short year is YY.M.D on a Chinese page only: English pages write D.M.YY as often
+            short_ok = len(digits) == 2 and language != "en"
+            if (short_ok or digits[:2] in ("19", "20")) and _possible(y, mo, d):
+                add(m, y, mo, d)
     if language == "en" and slash:
         for m in MDY_US.finditer(folded):
             add(m, int(m.group(3)), int(m.group(1)), int(m.group(2)))
     for m in YMD_SHORT.finditer(folded) if slash else ():
-        yy = int(m.group(1))
-        add(m, 1900 + yy if yy == 99 else 2000 + yy, int(m.group(2)), int(m.group(3)))
+        a, b, c = m.group(1), int(m.group(2)), int(m.group(3))
+        if language == "en" and _possible(_year(m.group(3)), int(a), b) and len(m.group(3)) == 2:
+            add(m, _year(m.group(3)), int(a), b)  # US order: 3/24/17
+        else:
+            add(m, _year(a), b, c)
     return sorted(found, key=lambda r: r.start)
 
 

@@ -56,7 +56,7 @@ CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 _WORDS = re.compile(r"[^\W\d_]")  # a letter of any script
-TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}/\d{1,2}/\d{1,2}(?![\d/]))+")
+TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}([/.\-])\d{1,2}\1\d{1,2}(?![\d/]|[.\-]\d))+")
 ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 

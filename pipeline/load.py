@@ -711,8 +711,9 @@ def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
 
 def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
     """Per source of an earlier database: its current ``records``,
-    ``statements`` and ``dated_records`` (the shrink guard compares a page
-    with them). Empty when there is no readable database."""
+    ``statements``, ``dated_records`` and ``card_mentions`` (the shrink
+    guard compares a page with them). Empty when there is no readable
+    database."""
     if not Path(db_path).is_file():
         return {}
     try:
@@ -721,17 +722,22 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
         return {}
     try:
         rows = con.execute("""
-            SELECT r.source_id, count(*),
-                   (SELECT count(*) FROM statements s JOIN records x USING (record_id)
-                    WHERE x.source_id = r.source_id AND x.retired_run IS NULL),
-                   count(*) FILTER (WHERE r.record_id IN (SELECT record_id FROM record_dates
-                                                          WHERE valid AND kind <> 'reference'))
-            FROM records r WHERE r.retired_run IS NULL GROUP BY r.source_id""").fetchall()
+            WITH current AS (SELECT record_id, source_id FROM records WHERE retired_run IS NULL),
+                 per_record AS (
+                     SELECT c.source_id,
+                            (SELECT count(*) FROM statements s WHERE s.record_id = c.record_id) AS statements,
+                            c.record_id IN (SELECT record_id FROM record_dates
+                                            WHERE valid AND kind <> 'reference') AS dated,
+                            (SELECT count(*) FROM card_mentions m WHERE m.record_id = c.record_id) AS cards
+                     FROM current c)
+            SELECT source_id, count(*), sum(statements), count(*) FILTER (WHERE dated), sum(cards)
+            FROM per_record GROUP BY source_id""").fetchall()
     except duckdb.Error:
         return {}
     finally:
         con.close()
-    return {sid: {"records": n, "statements": s, "dated_records": d} for sid, n, s, d in rows}
+    return {sid: {"records": n, "statements": s, "dated_records": d, "card_mentions": m}
+            for sid, n, s, d, m in rows}
 
 
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:

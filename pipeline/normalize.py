@@ -77,12 +77,40 @@ class Link:
 @dataclass
 class Line:
     """One line of text as on the page, with struck ranges and links; the
-    cells of a table row (its text joins them with :data:`CELL_SEPARATOR`)."""
+    cells of a table row (its text joins them with :data:`CELL_SEPARATOR`);
+    ``breaks``: where a ``<br>`` fell (the space it became, at that index)."""
 
     text: str
     struck: tuple[tuple[int, int], ...] = ()
     links: tuple[Link, ...] = ()
     cells: tuple[str, ...] = ()
+    breaks: tuple[int, ...] = ()
+
+    def part(self, a: int, b: int) -> Line:
+        """Characters ``a:b`` as a line of their own (stripped), with the struck
+        ranges and links inside them."""
+        raw = self.text[a:b]
+        text = raw.strip()
+        start = a + len(raw) - len(raw.lstrip())
+        end = start + len(text)
+        clip = lambda x, y: (max(x, start) - start, min(y, end) - start)  # noqa: E731
+        return Line(text, tuple(clip(x, y) for x, y in self.struck if min(y, end) > max(x, start)),
+                    tuple(Link(*clip(l.start, l.end), l.href) for l in self.links if l.start >= start and l.end <= end))
+
+
+def split_dated_lines(line: Line, always: bool = False) -> list[Line]:
+    """The parts of ``line`` between its ``<br>`` breaks as lines of their own
+    when at least two of them carry a date stamp (``17/3/24 「A」…<br>17/4/1
+    「B」…``: two rulings, each with its date, in one paragraph) or
+    ``always`` (a line of a line-block); else ``[line]``. A table row
+    (cells) is never split: its cells are its fields."""
+    if not line.breaks or line.cells:
+        return [line]
+    bounds = (-1, *line.breaks, len(line.text))
+    parts = [(a + 1, b) for a, b in zip(bounds, bounds[1:])]
+    if not always and sum(1 for a, b in parts if find_dates(line.text[a:b])) < 2:
+        return [line]
+    return [piece for piece in (line.part(a, b) for a, b in parts) if piece.text]
 
 
 @dataclass
@@ -332,6 +360,7 @@ class _LineBuilder:
         self.pos = 0
         self.cell_starts: list[int] = []
         self.cell_ends: list[int] = []
+        self.breaks: list[int] = []
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
         if raw:
@@ -366,6 +395,7 @@ class _LineBuilder:
                 outer_strike = frames[-1][0]
                 tag = el.tag
                 if tag == "br":
+                    self.breaks.append(self.pos)
                     self.parts.append(" ")
                     self.pos += 1
                     walker.skip_subtree()
@@ -429,11 +459,12 @@ class _LineBuilder:
         text = raw.strip()
         cells = (tuple(raw[a:b].strip() for a, b in zip(self.cell_starts, self.cell_ends + [len(raw)]))
                  if self.cell_starts else ())
-        if not self.struck and not self.links:
+        if not self.struck and not self.links and not self.breaks:
             return Line(text, cells=cells)
         lead = len(raw) - len(raw.lstrip())
+        breaks = tuple(b - lead for b in self.breaks if 0 < b - lead < len(text))
         if not lead and len(text) == len(raw):  # nothing stripped: every range holds as it is
-            return Line(text, tuple(r for r in self.struck if r[1] > r[0]), tuple(self.links), cells)
+            return Line(text, tuple(r for r in self.struck if r[1] > r[0]), tuple(self.links), cells, breaks)
         shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
         shifted_links = ((shift(l.start, l.end), l.href) for l in self.links)
         return Line(
@@ -441,6 +472,7 @@ class _LineBuilder:
             struck=tuple(r for r in (shift(a, b) for a, b in self.struck) if r[1] > r[0]),
             links=tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a),
             cells=cells,
+            breaks=breaks,
         )
 
 
@@ -545,7 +577,7 @@ class _HtmlWalker:
 
     def emit(self, lines: list[Line], frame: _Frame) -> int | None:
         """Add a block of ``lines`` in ``frame``'s place; returns its index."""
-        lines = [l for l in lines if l.text]
+        lines = [part for l in lines if l.text for part in (split_dated_lines(l) if l.breaks else (l,))]
         if not lines:
             return None
         if frame.chrome_lines:
@@ -634,22 +666,33 @@ class _HtmlWalker:
 
     def _lines_of_line_block(self, block) -> list[Line]:
         """Each ``.line`` child is a line; nested line-blocks are read in
-        place; any other child (not Sphinx's markup, but seen) is a line too."""
+        place; any other block child (not Sphinx's markup, but seen) is a
+        line too, and so is each ``<br>``-separated run of text and inline
+        elements written in the block itself or in one of its lines."""
         lines: list[Line] = []
+        run: list = []
+
+        def flush() -> None:
+            if run and not _blank(run):
+                lines.extend(split_dated_lines(_line_of(run, self.skip, self.clean), always=True))
+            run.clear()
+
         stack = [iter(_items(block))]
         while stack:
             el = next(stack[-1], None)
             if el is None:
                 stack.pop()
-            elif isinstance(el, str):
-                if el.strip():
-                    lines.append(Line(_collapse(el).strip()))
-            else:
-                class_value, role = _class_role(el)
-                if "line-block" in _classes_of(class_value):
-                    stack.append(iter(_items(el)))
-                elif not _element_kind(el.tag, class_value, role)[0] and el not in self.skip:
-                    lines.append(_line_from(el, self.skip, self.clean))
+                continue
+            if isinstance(el, str) or (el.tag in INLINE_TAGS and el.tag != "br" and not _is_chrome(el)):
+                run.append(el)
+                continue
+            flush()
+            class_value, role = _class_role(el)
+            if "line-block" in _classes_of(class_value):
+                stack.append(iter(_items(el)))
+            elif el.tag != "br" and not _element_kind(el.tag, class_value, role)[0] and el not in self.skip:
+                lines.extend(split_dated_lines(_line_from(el, self.skip, self.clean), always=True))
+        flush()
         return lines
 
 

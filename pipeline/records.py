@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .dates import RulingDate
 
@@ -154,26 +155,59 @@ def compile_view(record: Record, ruling_key: str) -> Record:
 
 
 # What the shrink guard compares between a page's stored and new records.
-SHRINK_MEASURES = ("records", "statements", "dated_records")
+SHRINK_MEASURES = ("records", "statements", "dated_records", "card_mentions")
+MEASURE_LABELS = {"records": "records", "statements": "statements", "dated_records": "dated rulings",
+                  "card_mentions": "card mentions"}
+# A page this small may well double in one edit; a large one that does has changed its layout
+# (rulings written as <br>-separated text in one block came back as one record per link).
+GROWTH_MIN_RECORDS = 20
+
+
+class LayoutChange(NamedTuple):
+    """What the shrink guard found: ``what`` (a :data:`SHRINK_MEASURES`
+    name) went from ``before`` to ``after``, ``fewer`` or more."""
+
+    what: str
+    before: int
+    after: int
+    fewer: bool
+
+    @property
+    def label(self) -> str:
+        return MEASURE_LABELS[self.what]
+
+    def bound(self, max_shrink: float) -> str:
+        """The bound crossed, in words: ``more than 50% fewer``, ``more than 2 times as many``."""
+        if self.fewer:
+            return f"more than {max_shrink:.0%} fewer"
+        return f"more than {1 / (1 - max_shrink):.3g} times as many"
 
 
 def page_counts(records: list[Record]) -> dict[str, int]:
     """A page's :data:`SHRINK_MEASURES`: its records, their statements, the
-    records with a date of their own or a day heading's."""
+    records with a date of their own or a day heading's, the cards they
+    name in 「」."""
     return {"records": len(records), "statements": sum(len(r.statements) for r in records),
-            "dated_records": sum(1 for r in records if r.dated)}
+            "dated_records": sum(1 for r in records if r.dated),
+            "card_mentions": sum(len(r.cards) for r in records)}
 
 
-def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) -> tuple[str, int, int] | None:
-    """The first measure (name, before, after) in which a page lost more than
-    ``max_shrink`` of what was stored (a markup change is likelier than a
-    mass withdrawal of rulings), or None; 1.0 accepts any page."""
+def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) -> LayoutChange | None:
+    """The first measure in which a page lost more than ``max_shrink`` of
+    what was stored (a markup change is likelier than a mass withdrawal of
+    rulings), else its records if a page of at least
+    :data:`GROWTH_MIN_RECORDS` now gives more than ``1 / (1 - max_shrink)``
+    times as many (rulings split at every link or line: the same markup
+    change the other way), or None; 1.0 accepts any page."""
     if max_shrink >= 1:
         return None
     for what in SHRINK_MEASURES:
         old, new = before.get(what, 0), after.get(what, 0)
         if old and new < (1 - max_shrink) * old:
-            return what, old, new
+            return LayoutChange(what, old, new, True)
+    old, new = before.get("records", 0), after.get("records", 0)
+    if old >= GROWTH_MIN_RECORDS and new * (1 - max_shrink) > old:
+        return LayoutChange("records", old, new, False)
     return None
 
 

@@ -338,14 +338,15 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
 
 
 def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:
-    """Refuse a page that lost all its records, statements or dated rulings,
-    or more than ``max_shrink`` of them (:func:`pipeline.records.shrinkage`)."""
-    shrunk = shrinkage(page_counts(old), page_counts(new), max_shrink)
-    if shrunk:
-        what, before, after = shrunk
-        label = "dated rulings" if what == "dated_records" else what
-        raise ExtractError(f"page shrank from {before} to {after} {label}, more than {max_shrink:.0%} fewer "
-                           "(markup changed? --max-shrink 1 accepts it)", source_id=source.id, place="whole page")
+    """Refuse a page that lost all its records, statements, dated rulings or
+    card mentions, or more than ``max_shrink`` of them, or that split into
+    many more records (:func:`pipeline.records.shrinkage`)."""
+    change = shrinkage(page_counts(old), page_counts(new), max_shrink)
+    if change:
+        verb = "shrank" if change.fewer else "grew"
+        raise ExtractError(f"page {verb} from {change.before} to {change.after} {change.label}, "
+                           f"{change.bound(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
+                           source_id=source.id, place="whole page")
 
 
 # --------------------------------------------------------------------------- compile

@@ -168,8 +168,7 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, workdir
     """Write the record rows of one page to ``workdir/<table>/<stem>.json`` (a JSON array);
     adds record, date, card and statement counts to ``counts``."""
     rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
-    counts.update(page_counts(records))  # records, statements, dated records: what the shrink guard compares
-    counts["card_mentions"] += len(rows["card_mentions"])
+    counts.update(page_counts(records))  # records, statements, dated records, card mentions: the shrink guard's
     counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["passcode"] is not None)
     files = {}
     for table in RECORD_TABLES:
@@ -393,12 +392,11 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
 def _shrinkage(outcome: PageOutcome, before: dict | None, max_shrink: float) -> str | None:
     """Why a page that read cleanly looks broken against what the previous
     database holds for it (:func:`pipeline.records.shrinkage`), or None."""
-    shrunk = shrinkage(before or {}, outcome.counts, max_shrink)
-    if shrunk is None:
+    change = shrinkage(before or {}, outcome.counts, max_shrink)
+    if change is None:
         return None
-    what, old, new = shrunk
-    return (f"gives {new} {what.replace('_', ' ')} where the previous build stored {old} "
-            f"(more than {max_shrink:.0%} fewer: a markup change?)")
+    return (f"gives {change.after} {change.label} where the previous build stored {change.before} "
+            f"({change.bound(max_shrink)}: a markup change?)")
 
 
 def _check_writable(folder: Path, error: type[RulingsError]) -> None:

@@ -15,6 +15,18 @@ TODAY = dt.date(2026, 11, 29)
     ("ruled on 2019-10-30", "en", [("2019-10-30", "2019-10-30", True)]),
     ("ruled on 04/07/2004", "en", [("04/07/2004", "2004-04-07", True)]),
     ("99/1/2", "zh", [("99/1/2", "1999-01-02", True)]),
+    # dots and short hyphens
+    ("不能发动。17.3.24", "zh", [("17.3.24", "2017-03-24", True)]),
+    ("（2017.03.24）", "zh", [("2017.03.24", "2017-03-24", True)]),
+    ("（２０１７．０３．２４）", "zh", [("２０１７．０３．２４", "2017-03-24", True)]),
+    ("可以。17-3-24 18.1.5 19/2/3", "zh", [("17-3-24", "2017-03-24", True), ("18.1.5", "2018-01-05", True),
+                                         ("19/2/3", "2019-02-03", True)]),
+    ("ruled on 2017.03.24", "en", [("2017.03.24", "2017-03-24", True)]),
+    # US order with a short year on English pages; YY/M/D where US order is impossible
+    ("ruled on 3/24/17", "en", [("3/24/17", "2017-03-24", True)]),
+    ("ruled on 3/4/17", "en", [("3/4/17", "2017-03-04", True)]),
+    ("ruled on 17/3/24", "en", [("17/3/24", "2017-03-24", True)]),
+    ("3/4/17", "zh", [("3/4/17", "2003-04-17", True)]),
 ])
 def test_valid_dates(text, language, expected):
     got = [(d.raw, d.iso, d.valid) for d in find_dates(text, language, TODAY)]
@@ -31,6 +43,30 @@ def test_valid_dates(text, language, expected):
 def test_invalid_dates_are_kept_not_shifted(raw, reason):
     [d] = find_dates(f"某裁定。{raw}", "zh", TODAY)
     assert (d.raw, d.iso, d.valid, d.reason) == (raw, None, False, reason)
+
+
+@pytest.mark.parametrize("text, language", [
+    ("见3.1.2节", "zh"),  # a section number: no possible date, so no token
+    ("17.2.30", "zh"),
+    ("攻击力变成1.5倍", "zh"),
+    ("版本v1.17.3.24", "zh"),
+    ("2017.3.24.5", "zh"),
+    ("SD17-3-1", "zh"),
+    ("17-3-24-1", "zh"),
+    ("1600.2.2", "zh"),  # a four-digit year written with dots: 19xx or 20xx only
+    ("version 12.5.10", "en"),  # English pages write D.M.YY as often: short forms with dots are Chinese only
+    ("score 17-3-2", "en"),
+])
+def test_dotted_and_short_hyphen_forms_are_dates_only_when_they_can_be(text, language):
+    assert find_dates(text, language, TODAY) == []
+
+
+def test_a_paragraph_of_many_dates_reads_each_once():
+    text = " ".join(["17/3/24 「A」", "2017-03-25", "17.3.26", "2017年3月27日"] * 2500)
+    found = find_dates(text, "zh", TODAY)
+    assert len(found) == 10000
+    assert [d.iso for d in found[:4]] == ["2017-03-24", "2017-03-25", "2017-03-26", "2017-03-27"]
+    assert all(a.end <= b.start for a, b in zip(found, found[1:]))  # no two tokens overlap
 
 
 def test_heading_date_of_yearly_log():

@@ -21,6 +21,7 @@ from corpus_kit import db_fingerprint
 from pipeline.cli import main
 from pipeline.corpus import Source
 from pipeline.load import clean_leftovers
+from pipeline.records import LayoutChange, shrinkage
 from pipeline.run import build, process_page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -318,8 +319,17 @@ EMPTIED_WRAPPER = ('<article role="main" id="furo-main-content">',
                    '<main><p>公告：本站已迁移。</p></main><div class="moved-content">')  # an empty <main> wins
 
 
-@pytest.mark.parametrize("edit, what", [(TRADITIONAL_TERMS, "statements"), (EMPTIED_WRAPPER, "records")])
-def test_a_build_keeps_the_records_of_a_page_that_suddenly_says_much_less(tmp_path, edit, what):
+# Cards named without 「」: the rulings read the same, but no card is found in them.
+UNQUOTED_CARDS = ("「", "")
+# A <br> after every closing quote inside the line-blocks: each line splits where a card is named.
+LINES_SPLIT_AT_CARDS = ("」", "」<br>")
+
+
+@pytest.mark.parametrize("edit, what, bound", [(TRADITIONAL_TERMS, "statements", "more than 50% fewer"),
+                                               (EMPTIED_WRAPPER, "records", "more than 50% fewer"),
+                                               (UNQUOTED_CARDS, "card mentions", "more than 50% fewer"),
+                                               (LINES_SPLIT_AT_CARDS, "records", "more than 2 times as many")])
+def test_a_build_keeps_the_records_of_a_page_that_suddenly_says_much_less(tmp_path, edit, what, bound):
     corpus = make_corpus(tmp_path / "c", [FACE_DOWN, "seed-000-battle-position"])
     db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"
     assert build(corpus, db, engine).errors == []
@@ -330,10 +340,36 @@ def test_a_build_keeps_the_records_of_a_page_that_suddenly_says_much_less(tmp_pa
     assert out.exit_code == 0
     [warning] = [line for line in out.output.splitlines() if line.startswith("warning:")]
     assert f"{FACE_DOWN}: gives" in warning and f" {what} where the previous build stored" in warning
+    assert f"({bound}: a markup change?)" in warning
     assert "kept" in warning and "--max-shrink 1 accepts the page" in warning
     assert db_fingerprint(db)[1] == before[1]  # the same rules: nothing was lost
     forced = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--max-shrink", "1")
     assert forced.exit_code == 0 and db_fingerprint(db)[1] != before[1]
+
+
+PAGE = {"records": 250, "statements": 263, "dated_records": 104, "card_mentions": 352}
+
+
+@pytest.mark.parametrize("after, max_shrink, found", [
+    (PAGE, 0.5, None),
+    ({**PAGE, "records": 126, "card_mentions": 177}, 0.5, None),  # half as many: within the bound
+    ({**PAGE, "card_mentions": 175}, 0.5, LayoutChange("card_mentions", 352, 175, True)),
+    ({**PAGE, "statements": 0, "card_mentions": 0}, 0.5, LayoutChange("statements", 263, 0, True)),  # first measure
+    ({**PAGE, "records": 500}, 0.5, None),  # twice as many: within the bound
+    ({**PAGE, "records": 501}, 0.5, LayoutChange("records", 250, 501, False)),
+    ({**PAGE, "records": 2501}, 0.9, LayoutChange("records", 250, 2501, False)),
+    ({**PAGE, "records": 2501, "card_mentions": 0}, 1.0, None),
+])
+def test_the_shrink_guard_finds_a_page_that_lost_much_or_split_into_many_more_records(after, max_shrink, found):
+    assert shrinkage(PAGE, after, max_shrink) == found
+
+
+def test_a_small_page_may_double_and_a_new_page_is_never_checked():
+    assert shrinkage({"records": 19}, {"records": 60}, 0.5) is None
+    assert shrinkage({"records": 20}, {"records": 41}, 0.5) == LayoutChange("records", 20, 41, False)
+    assert shrinkage({}, {"records": 5000}, 0.5) is None
+    assert LayoutChange("records", 20, 41, False).bound(0.5) == "more than 2 times as many"
+    assert LayoutChange("card_mentions", 20, 1, True).bound(0.75) == "more than 75% fewer"
 
 
 def test_output_piped_into_a_reader_that_stops_early_ends_quietly(small):

@@ -101,3 +101,42 @@ def test_canonical_text_converts_traditional_and_maps_terms_but_not_card_names()
 def test_match_key_folds_width_and_stars():
     assert match_key("Ｎｏ．３９　希望皇霍普") == match_key("No.39 希望皇霍普")
     assert match_key("☆") == match_key("★")
+
+
+# --------------------------------------------------------------------------- rulings separated by <br>
+
+def _lines(body: str) -> list[str]:
+    html = f"<html><head><title>t</title></head><body><article role='main'><h2>规则</h2>{body}</article></body></html>"
+    return [l.text for b in normalize(html.encode("utf-8"), source()).blocks for l in b.lines]
+
+
+@pytest.mark.parametrize("wrapper", ["<p>{}</p>", "<div>{}</div>", "<ul><li>{}</li></ul>", "<dd>{}</dd>",
+                                     "<blockquote>{}</blockquote>"])
+def test_dated_rulings_separated_by_br_are_lines_of_their_own(wrapper):
+    body = "17/3/24 「A」的效果适用。<br>补充：同上。<br/> <br>「B」的效果不适用。（2018.1.5）<br>「C」不能发动。18/2/1"
+    assert _lines(wrapper.format(body)) == [
+        "17/3/24 「A」的效果适用。", "补充：同上。", "「B」的效果不适用。（2018.1.5）", "「C」不能发动。18/2/1"]
+
+
+@pytest.mark.parametrize("body", [
+    "问：「A」能否发动？<br>答：可以发动。17/3/24",  # a question and its answer: one dated ruling
+    "「A」的效果<br>不适用。",  # a line wrapped by hand, no date
+])
+def test_a_br_inside_one_ruling_stays_a_space(body):
+    assert _lines(f"<p>{body}</p>") == [body.replace("<br>", " ")]
+
+
+def test_a_table_row_with_dated_lines_in_a_cell_stays_one_row():
+    [row] = _lines("<table><tr><td>17/3/24 「A」<br>17/3/25 「B」</td><td>x</td></tr></table>")
+    assert row == "17/3/24 「A」 17/3/25 「B」 | x"
+
+
+def test_lines_of_a_line_block_written_with_br_are_lines():
+    body = ('<div class="line-block">规则一「<a href="/a">A</a>」的效果。<br>规则二<span>「B」</span>。<br/>'
+            '<div class="line">第三<br><s>第四。15/1/1</s></div></div>')
+    html = f"<html><head><title>t</title></head><body><article role='main'><h2>规则</h2>{body}</article></body></html>"
+    [block] = normalize(html.encode("utf-8"), source()).blocks
+    assert [l.text for l in block.lines] == ["规则一「A」的效果。", "规则二「B」。", "第三", "第四。15/1/1"]
+    first, last = block.lines[0], block.lines[3]
+    assert [(first.text[l.start:l.end], l.href) for l in first.links] == [("A", "/a")]
+    assert [last.text[a:b] for a, b in last.struck] == ["第四。15/1/1"]
