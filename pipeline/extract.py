@@ -1373,6 +1373,25 @@ def resolve_english_statements(records: list[Record], docs: list[list[_Sentence]
 
 # --------------------------------------------------------------------------- entry point
 
+# The corpus's longest lists of dated examples hold 15 stamps; a record with more has
+# rulings run together (a page in one table cell or <pre>, lines without breaks).
+RUN_TOGETHER_DATES = 20
+
+
+def layout_warnings(records: list[Record], source_id: str) -> list[str]:
+    """Warnings about how a page was cut into records (a list of at most one
+    line): records holding :data:`RUN_TOGETHER_DATES` or more date stamps of
+    their own, the first named by its position (1-based) and section."""
+    crowded = [(r, n) for r in records if (n := sum(1 for d in r.dates if d.kind != "reference")) >= RUN_TOGETHER_DATES]
+    if not crowded:
+        return []
+    first, stamps = crowded[0]
+    where = " > ".join(first.section) or "no section"
+    more = f" (and {len(crowded) - 1} more records hold {RUN_TOGETHER_DATES} or more)" if len(crowded) > 1 else ""
+    return [f"{source_id}: record {first.seq + 1} ({where}) holds {stamps} date stamps{more}: rulings "
+            f"run together in a layout the pipeline does not separate? See `rulings show {first.id}`"]
+
+
 def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     """Page -> records with dates, card mentions, statements and procedural rules."""
     records = segment(page)

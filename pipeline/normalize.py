@@ -60,7 +60,9 @@ INLINE_TAGS = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "d
                "kbd", "mark", "q", "rb", "rp", "rt", "rtc", "ruby", "s", "samp", "small", "span", "strike", "strong",
                "sub", "sup", "time", "tt", "u", "var", "wbr", "br", "img"}
 CELL_TAGS = {"td", "th"}
-_WALKED_LEAVES = CELL_TAGS | {"br"}  # childless elements that still need _LineBuilder.element's walk
+_WALKED_LEAVES = CELL_TAGS | {"br"}
+# Block elements met inside a line (a cell's paragraphs): a space keeps their texts apart.
+_SPACED_BLOCKS = frozenset({"p", "div", "li", "dd", "dt", "blockquote", "pre", "ul", "ol", "dl"})  # childless elements that still need _LineBuilder.element's walk
 CELL_SEPARATOR = " | "  # between the cells of a table row
 
 
@@ -408,6 +410,9 @@ class _LineBuilder:
                     walker.skip_subtree()
                     frames.append((outer_strike, self.pos, False))
                     continue
+                if tag in _SPACED_BLOCKS and self.parts and self.parts[-1][-1:] not in ("", " "):
+                    self.parts.append(" ")  # two paragraphs of one cell: "a b", never "ab"
+                    self.pos += 1
                 if tag in CELL_TAGS:
                     if self.cell_starts:
                         self.cell_ends.append(self.pos)
@@ -654,10 +659,17 @@ class _HtmlWalker:
                 self.skip.add(title)
             return frame.child(child, extra=frame.extra + ((label,) if label else ()))
         elif name in BLOCK_TAGS:
-            self.emit([_line_from(child, self.skip, self.clean)], frame)
+            line = _line_from(child, self.skip, self.clean)
+            heading = _paragraph_heading(child, classes, line.text)
+            if heading:
+                self.heading(PARAGRAPH_HEADING_LEVEL, heading)
+            else:
+                self.emit(_pre_lines(child, line) if name == "pre" else [line], frame)
             frame.bullet = False
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
+        elif name == "tr" and _layout_row(child):
+            return frame.child(child)  # a table that lays out the page: its cells hold blocks, read as blocks
         elif name == "tr":
             self.emit([_line_from(child, self.skip, self.clean)], frame.child(child, chrome_lines=False))
         else:
@@ -694,6 +706,58 @@ class _HtmlWalker:
                 lines.extend(split_dated_lines(_line_from(el, self.skip, self.clean), always=True))
         flush()
         return lines
+
+
+# Below any <h1>-<h6>: a paragraph heading nests under the page's last real heading.
+PARAGRAPH_HEADING_LEVEL = 7
+PARAGRAPH_HEADING_CHARS = 40
+_SENTENCE_END = re.compile(r"[。！？!?.;；]\s*$")
+_LAYOUT_BLOCKS = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "dl", "section", "article",
+                            *HEADINGS})
+
+
+def _paragraph_heading(el, classes: frozenset[str], text: str) -> str | None:
+    """The text of a paragraph that is a heading in all but its tag, or None:
+    Sphinx's ``<p class="rubric">``, or a ``<p>`` whose whole content is one
+    ``<strong>`` / ``<b>`` of at most :data:`PARAGRAPH_HEADING_CHARS`
+    characters that ends no sentence and holds no date (``<p><b>「死者苏生」</b></p>``,
+    ``<p><strong>Card Rulings</strong></p>``); a bold ruling
+    (``<p><b>「A」不能发动。</b></p>``) stays a ruling."""
+    if el.tag != "p" or not text:
+        return None
+    if "rubric" in classes:
+        return text
+    if len(el) != 1 or el[0].tag not in ("strong", "b") or (el.text or "").strip() or (el[0].tail or "").strip():
+        return None
+    if len(text) > PARAGRAPH_HEADING_CHARS or _SENTENCE_END.search(text) or find_dates(text):
+        return None
+    return text
+
+
+def _pre_lines(el, line: Line) -> list[Line]:
+    """A ``<pre>``'s lines as lines of their own when at least two of them
+    carry a date stamp (a plain-text ruling list in preformatted text; links
+    and struck ranges are not kept then), else ``[line]``: one line, as a
+    diagram or a code sample is."""
+    raw = [_collapse(part).strip() for part in "".join(el.itertext()).split("\n")]
+    if sum(1 for part in raw if find_dates(part)) < 2:
+        return [line]
+    return [Line(part) for part in raw if part]
+
+
+def _layout_row(tr) -> bool:
+    """Whether table row ``tr`` lays out the page rather than holding a
+    record: a cell with a heading, or with three or more block elements, or
+    the table's only cell with two or more (a data table's cell holds a
+    paragraph or two, never sections)."""
+    cells = [c for c in tr if c.tag in CELL_TAGS]
+    for cell in cells:
+        blocks = sum(1 for c in cell if c.tag in _LAYOUT_BLOCKS)
+        if blocks >= 3 or any(isinstance(d.tag, str) and d.tag in HEADINGS for d in cell.iterdescendants()):
+            return True
+        if blocks >= 2 and len(cells) == 1 and len(tr.getparent()) == 1:
+            return True
+    return False
 
 
 def _clean_page(content) -> bool:

@@ -37,7 +37,7 @@ from .cards import CardIndex, card_index, card_index_built, use_card_index
 from .compile import cite_once, compile_procedural, compile_rules, for_compile
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
-from .extract import extract, pipeline_for
+from .extract import extract, layout_warnings, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
                    output_paths, previous_counts, read_records, read_snapshot_infos, record_rows, work_prefix)
@@ -107,6 +107,7 @@ def process_page(source: Source, timings: dict[str, float], max_page_bytes: int 
     page = _guarded(NormalizeError, source.id, source.path, normalize, data, source)
     t1, c1 = time.perf_counter(), time.process_time()
     records = _guarded(ExtractError, source.id, source.path, extract, page, info_kinds())
+    page.warnings.extend(layout_warnings(records, source.id))
     t2, c2 = time.perf_counter(), time.process_time()
     timings["normalize"] += t1 - t0
     timings["extract"] += t2 - t1

@@ -169,3 +169,37 @@ def test_unexpected_exception_in_a_stage_fails_only_that_page(tmp_path, monkeypa
     result = build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py")
     assert result.errors == [f"[extract] ruling-page, {PAGE}: unexpected KeyError: 'surprise'"]
     assert result.pages_ok == 1 and len(stored_records(tmp_path / "r.duckdb", "ruling-page")) == 2
+
+
+# Sixty dated rulings with nothing between them but spaces: one cell, or <pre> lines of one paragraph.
+RUN_TOGETHER = " ".join(f"{17 + i % 5}/3/{1 + i % 28} 「卡{i}」的效果不能发动。" for i in range(60))
+
+
+@pytest.mark.parametrize("body", [f"<table><tr><td>{RUN_TOGETHER}</td></tr></table>", f"<p>{RUN_TOGETHER}</p>",
+                                  f"<div><span>{RUN_TOGETHER}</span></div>"])
+def test_rulings_run_together_into_one_record_are_warned_about(tmp_path, body):
+    corpus = good_corpus(tmp_path / "c")
+    (corpus / PAGE).write_text(WRAP.format(f"<p>{RULING}</p>{body}"), encoding="utf-8")
+    result = build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py")
+    assert result.errors == []
+    [warning] = [w for w in result.warnings if w.startswith("ruling-page: ")]
+    assert warning.startswith("ruling-page: record 2 (里侧·一时除外 > 指示物) holds 60 date stamps: rulings run "
+                              "together in a layout the pipeline does not separate? See `rulings show r")
+
+
+@pytest.mark.parametrize("body", [
+    "<table><tr><td><h2>指示物</h2>{}</td></tr></table>",  # a layout table: its cell holds sections
+    "<table><tr><td>{}</td></tr></table>",  # its only cell holds two or more paragraphs
+    "<pre>{}</pre>",  # preformatted lines, each dated
+    "<p>{}</p>",  # lines separated by <br>
+])
+def test_dated_rulings_in_a_layout_cell_pre_or_br_lines_are_records_of_their_own(tmp_path, body):
+    rulings = [f"{17 + i % 5}/3/{1 + i % 28} 「卡{i}」的效果不能发动。" for i in range(30)]
+    sep = "\n" if body.startswith("<pre") else "<br>" if body.startswith("<p>") else None
+    inner = sep.join(rulings) if sep else "".join(f"<p>{r}</p>" for r in rulings)
+    corpus = good_corpus(tmp_path / "c")
+    (corpus / PAGE).write_text(WRAP.format(body.format(inner)), encoding="utf-8")
+    result = build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py")
+    assert [w for w in result.warnings if w.startswith("ruling-page: ")] == []
+    stored = [r[1] for r in stored_records(tmp_path / "r.duckdb", "ruling-page")]
+    assert stored == rulings

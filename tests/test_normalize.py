@@ -140,3 +140,44 @@ def test_lines_of_a_line_block_written_with_br_are_lines():
     first, last = block.lines[0], block.lines[3]
     assert [(first.text[l.start:l.end], l.href) for l in first.links] == [("A", "/a")]
     assert [last.text[a:b] for a, b in last.struck] == ["第四。15/1/1"]
+
+
+# --------------------------------------------------------------------------- headings in all but their tag
+
+def _sections(body: str) -> list[tuple[tuple[str, ...], str]]:
+    html = f"<html><head><title>t</title></head><body><article role='main'><h1>页</h1>{body}</article></body></html>"
+    return [(b.section, l.text) for b in normalize(html.encode("utf-8"), source()).blocks for l in b.lines]
+
+
+def test_a_bold_paragraph_or_a_rubric_is_a_heading_under_the_last_real_one():
+    body = ("<h2>规则</h2><p><strong>「死者苏生」</strong></p><p>「死者苏生」不能发动。17/3/24</p>"
+            "<p> <b>Card <i>Rulings</i></b> </p><p>Ruling one.</p><p class='rubric'>其他</p><p>「A」可以。</p>"
+            "<h2>下一节</h2><p>「B」可以。</p>")
+    assert _sections(body) == [
+        (("页", "规则", "「死者苏生」"), "「死者苏生」不能发动。17/3/24"),
+        (("页", "规则", "Card Rulings"), "Ruling one."),
+        (("页", "规则", "其他"), "「A」可以。"),
+        (("页", "下一节"), "「B」可以。"),
+    ]
+
+
+@pytest.mark.parametrize("paragraph", [
+    "<p><b>「A」不能发动。</b></p>",  # a sentence: a bold ruling
+    "<p><strong>Can it be activated?</strong></p>",
+    "<p><b>「A」17/3/24</b></p>",  # a date: a ruling
+    "<p><b>有效果的发动=产生连锁=进入连锁</b>。</p>",  # text outside the bold part
+    "<p>注意：<b>不能发动</b></p>",
+    f"<p><b>{'长' * 41}</b></p>",  # longer than a heading
+    "<p><b>一</b><b>二</b></p>",
+])
+def test_a_bold_ruling_stays_a_ruling(paragraph):
+    [(section, _)] = _sections("<h2>规则</h2>" + paragraph)
+    assert section == ("页", "规则")
+
+
+def test_a_pre_without_dated_lines_is_one_line_as_a_diagram_is():
+    assert _sections("<pre>开始步骤\n   ↓\n结束步骤 17/3/24</pre>") == [(("页",), "开始步骤 ↓ 结束步骤 17/3/24")]
+
+
+def test_a_data_table_cell_with_a_paragraph_stays_a_field_of_its_row():
+    assert _sections("<table><tr><td><p>a</p><p>b</p></td><td>c</td></tr></table>") == [(("页",), "a b | c")]
