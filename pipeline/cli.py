@@ -225,7 +225,7 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
     for conflict in report["conflicts"]:
         when = conflict["latest_date"] or "undated"
         click.echo(f"  overridden: {conflict['verdict']} (latest {when}) by the verdict above "
-                   f"(later or better supported); records {', '.join(conflict['record_ids'])}")
+                   f"(later, of the OCG, or better supported); records {', '.join(conflict['record_ids'])}")
 
 
 # --------------------------------------------------------------------------- sql

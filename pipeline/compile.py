@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from .corpus import Source
 from .errors import CompileError
 from .records import Record, Statement, compile_view
-from .schema import events, info_kinds, procedural_rules, retention_terms, statement_verdicts
+from .schema import events, info_kinds, procedural_rules, retention_terms, rulesets, statement_verdicts
 
 
 @dataclass(frozen=True)
@@ -122,11 +122,23 @@ def cite_once(records: list[Record], sources: list[Source]) -> tuple[list[Record
     return kept, frozen
 
 
-def compile_rules(records: list[Record], frozen: frozenset[str] = frozenset()) -> list[Rule]:
+def other_rulesets(sources: list[Source]) -> frozenset[str]:
+    """The ids of the sources that do not rule on the OCG (``schema/rulesets.json``:
+    neither an OCG language nor an OCG site's URL), such as the TCG Edison-format
+    card pages: on equal dates their rulings lose to the OCG's."""
+    ocg = rulesets()["ocg"]
+    languages, prefixes = set(ocg["languages"]), tuple(ocg["url_prefixes"])
+    return frozenset(s.id for s in sources if s.language not in languages and not (s.url or "").startswith(prefixes))
+
+
+def compile_rules(records: list[Record], frozen: frozenset[str] = frozenset(),
+                  other: frozenset[str] = frozenset()) -> list[Rule]:
     """All (kind, event) pairs of the vocabulary, sorted, each with its verdict.
 
     ``frozen``: source ids of frozen extracts (:func:`cite_once`), which lose
-    to a live page when their rulings of equal date disagree. Raises
+    to a live page when their rulings of equal date disagree; ``other``:
+    source ids of other rulesets than the OCG (:func:`other_rulesets`), which
+    lose to the OCG's rulings of equal date before rulings are counted. Raises
     CompileError naming the record for a statement whose kind, event or
     verdict is not in the vocabulary (a stored database older than the
     schema, a term list pointing elsewhere)."""
@@ -145,7 +157,7 @@ def compile_rules(records: list[Record], frozen: frozenset[str] = frozenset()) -
             else:
                 stated[(s.info_kind, s.event)].append((r, s))
     rules = [_compile_pair(kind, event, stated.get((kind, event), []), examples, superseded.get((kind, event), []),
-                           frozen) for kind in sorted(info_kinds()) for event in sorted(events())]
+                           frozen, other) for kind in sorted(info_kinds()) for event in sorted(events())]
     return _never_face_down(rules)
 
 
@@ -192,10 +204,10 @@ def republication_dates() -> frozenset[str]:
 
 
 def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], examples: dict,
-                  superseded: list[tuple[Record, Statement]], frozen: frozenset[str]) -> Rule:
+                  superseded: list[tuple[Record, Statement]], frozen: frozenset[str], other: frozenset[str]) -> Rule:
     rule = Rule(kind, event, "unknown")
     if items:
-        for r, s in _decide(rule, items, examples, frozen):
+        for r, s in _decide(rule, items, examples, frozen, other):
             rule.citations.append(Citation(r.id, r.source_id, "supports", s.verdict, r.dates_of(s), "stated"))
             for ex, ex_statement in examples.get((r.id, kind, event), []):
                 rule.citations.append(Citation(ex.id, ex.source_id, "supports", s.verdict, ex.dates_of(ex_statement),
@@ -214,7 +226,7 @@ def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], 
 
 
 def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
-            frozen: frozenset[str] = frozenset()) -> list[tuple[Record, Statement]]:
+            frozen: frozenset[str] = frozenset(), other: frozenset[str] = frozenset()) -> list[tuple[Record, Statement]]:
     """Set the rule's verdict, condition, conflicts and changed_on; return the
     (record, statement) pairs that support the verdict."""
     # An exception ("但是…": basis exception) never decides a rule the other rulings make.
@@ -232,14 +244,16 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
         return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]] + [
             (r, s) for v in sorted(exceptions) for r, s, _ in exceptions[v]]
-    # The later ruling wins; on equal dates a live page over a frozen extract; then the
-    # better supported verdict; then a fixed order.
+    # The later ruling wins; on equal dates the OCG's over another ruleset's, then a live
+    # page over a frozen extract; then the better supported verdict; then a fixed order.
     order = statement_verdicts()
 
     def rank(v: str) -> tuple:
         latest = max(d for _, _, d in by_verdict[v])
-        live = any(r.source_id not in frozen for r, _, d in by_verdict[v] if d == latest)
-        return latest, live, len(by_verdict[v]), -order.index(v)
+        at_latest = [r.source_id for r, _, d in by_verdict[v] if d == latest]
+        ocg = any(sid not in other for sid in at_latest)
+        live = any(sid not in frozen for sid in at_latest)
+        return latest, ocg, live, len(by_verdict[v]), -order.index(v)
 
     ranked = sorted(by_verdict, key=rank, reverse=True)
     rule.verdict = ranked[0]

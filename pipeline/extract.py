@@ -1338,26 +1338,64 @@ def _english_terms(sentences: list[_Sentence]) -> tuple[list[str], list[str], st
     return kinds, events_, verdict
 
 
+def _returning_lead_ins(records: list[Record]) -> dict[int, str]:
+    """Lead-ins (index -> event) that name how a monster leaves the field
+    and no event of their own, whose list (the records after them in their
+    section, up to the next line ending with ':') says the monster comes
+    back: ``returning_events`` of ``schema/retention_terms_en.json``
+    ("A monster removed from play by this effect:" … "returns to the field
+    in the same Battle Position", edisonrul-interdimensional-matter-transporter)."""
+    terms = retention_terms_en()
+    named = [phrase for phrases in terms["events"].values() for phrase in phrases]
+    found: dict[int, str] = {}
+    for i, record in enumerate(records):
+        if not record.text.rstrip().endswith(":"):
+            continue
+        lowered = record.norm.lower()
+        if any(phrase in lowered for phrase in named):
+            continue
+        listed = []
+        for later in records[i + 1:]:
+            if later.section != record.section or later.text.rstrip().endswith(":"):
+                break
+            listed.append(later.norm.lower())
+        for event, words in terms["returning_events"].items():
+            if (any(w in lowered for w in words["leaves"])
+                    and any(w in line for line in listed for w in words["returns"])):
+                found[i] = event
+                break
+    return found
+
+
 def resolve_english_statements(records: list[Record], docs: list[list[_Sentence] | None]) -> None:
     """Statements of an English page: a record states the kinds it names
     with the event and verdict it names, or those of the lead-in it follows.
 
-    A lead-in names an event and a verdict but no kind and ends with ':'
-    ("A monster flipped face-down remembers:"); it passes both on to the
-    records after it in its section, until the next line ending with ':'
-    or a record naming its own event or verdict (edisonrul-book-of-moon)."""
-    scope: tuple[tuple[str, ...], list[str], str] | None = None  # section, events, verdict
-    for record, sentences in zip(records, docs):
+    A lead-in names an event (and maybe a verdict) but no kind and ends
+    with ':' ("A monster flipped face-down remembers:"); it passes both on
+    to the records after it in its section, until the next line ending with
+    ':' or a record naming its own event or verdict without a kind
+    (edisonrul-book-of-moon); a line of its list that names its own verdict
+    ("remembers it was Flip Summoned") states that one. A lead-in naming how
+    a monster leaves and comes back states its event too
+    (:func:`_returning_lead_ins`)."""
+    returning = _returning_lead_ins(records)
+    scope: tuple[tuple[str, ...], list[str], str | None] | None = None  # section, events, verdict
+    for i, (record, sentences) in enumerate(zip(records, docs)):
         lead_in = record.text.rstrip().endswith(":")
         if scope and scope[0] != record.section:
             scope = None
+        if i in returning:
+            verdict = _english_terms(sentences)[2] if sentences is not None else None
+            scope = (record.section, [returning[i]], verdict)
+            continue
         if sentences is None:
             if lead_in:
                 scope = None
             continue
         kinds, events_, verdict = _english_terms(sentences)
         if not kinds:
-            scope = (record.section, events_, verdict) if (lead_in and events_ and verdict) else (
+            scope = (record.section, events_, verdict) if (lead_in and events_) else (
                 None if (lead_in or events_ or verdict) else scope)
             continue
         events_ = events_ or (scope[1] if scope else [])

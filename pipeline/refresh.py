@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .compile import cite_once, compile_procedural, compile_rules
+from .compile import cite_once, compile_procedural, compile_rules, other_rulesets
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
@@ -370,7 +370,7 @@ def _compile(db_path: Path, sources: list[Source], state: StoredState, updates: 
     order = {s.id: i for i, s in enumerate(sources)}
     records.sort(key=lambda r: (order.get(r.source_id, len(order)), r.source_id, r.seq))  # build's order
     records, frozen = cite_once(records, sources)
-    rules, procedural = compile_rules(records, frozen), compile_procedural(records)
+    rules, procedural = compile_rules(records, frozen, other_rulesets(sources)), compile_procedural(records)
     info = dict(state.source_info)
     info.update({s.id: (s.url, s.licence) for s in sources})
     tables = engine_tables(rules, procedural, records, info)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import CardIndex, card_index, card_index_built, use_card_index
-from .compile import cite_once, compile_procedural, compile_rules, for_compile
+from .compile import cite_once, compile_procedural, compile_rules, for_compile, other_rulesets
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, layout_warnings, pipeline_for
@@ -456,7 +456,7 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     records = unpack_for_compile(packed)  # the workers are gone: the records may be objects again
     packed.clear()
     cited, frozen = cite_once(records, sources)
-    rules = _guarded(CompileError, None, "rules table", compile_rules, cited, frozen)
+    rules = _guarded(CompileError, None, "rules table", compile_rules, cited, frozen, other_rulesets(sources))
     procedural = _guarded(CompileError, None, "procedural rules", compile_procedural, cited)
     t1, c1 = time.perf_counter(), time.process_time()
     result.timings["compile"] += t1 - t0

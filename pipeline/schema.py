@@ -392,8 +392,9 @@ def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:
 @lru_cache(maxsize=1)
 def retention_terms_en() -> dict:
     """``schema/retention_terms_en.json``: English ``kinds``, ``events``,
-    ``verdicts`` (id -> phrases, lower case) and ``negators``; keys checked
-    against the vocabulary."""
+    ``verdicts`` (id -> phrases, lower case), ``negators`` and
+    ``returning_events`` (event -> ``{"leaves": [...], "returns": [...]}``);
+    keys checked against the vocabulary."""
     data = _json("retention_terms_en.json")
     check = _Checker("retention_terms_en.json")
     for section, known, what in (("kinds", info_kinds(), "an info kind"), ("events", events(), "an event"),
@@ -404,10 +405,32 @@ def retention_terms_en() -> dict:
                 if phrase != phrase.lower():
                     check.fail(f"{section}.{key}[{i}]", "must be lower case (matched on lower-cased tokens)")
     check.words(data, "negators")
+    for event, phrases in check.get(data, "returning_events", dict).items():
+        check.member(f"returning_events.{event}", event, events(), "an event")
+        if not isinstance(phrases, dict):
+            check.fail(f"returning_events.{event}", 'must be an object {"leaves": [...], "returns": [...]}')
+        for part in ("leaves", "returns"):
+            for i, phrase in enumerate(check.words(phrases, part, f"returning_events.{event}")):
+                if phrase != phrase.lower():
+                    check.fail(f"returning_events.{event}.{part}[{i}]", "must be lower case (matched on lower-cased text)")
     return data
 
 
 # --------------------------------------------------------------------------- procedural_rules.json
+
+@lru_cache(maxsize=1)
+def rulesets() -> dict:
+    """``schema/rulesets.json``: ``{"ocg": {"languages": [...], "url_prefixes": [...]}}``,
+    which sources rule on the OCG (:func:`pipeline.compile.other_rulesets`)."""
+    data = _json("rulesets.json")
+    check = _Checker("rulesets.json")
+    ocg = check.get(data, "ocg", dict)
+    check.words(ocg, "languages", "ocg")
+    for i, prefix in enumerate(check.words(ocg, "url_prefixes", "ocg")):
+        if not prefix.startswith(("https://", "http://")):
+            check.fail(f"ocg.url_prefixes[{i}]", "must start with https:// or http://")
+    return data
+
 
 @lru_cache(maxsize=1)
 def procedural_rules() -> dict[str, dict]:
@@ -522,5 +545,6 @@ def check_all() -> None:
     """Load and validate every schema file; raises SchemaError for the first
     problem. Costs a few milliseconds (each file is read once per process)."""
     vocabulary(), retention_terms(), retention_terms_en(), procedural_rules(), markers(), channel_labels()
+    rulesets()
     mediawiki_sites(), ddl(), scenario_format()
     tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)

@@ -28,7 +28,7 @@ from pipeline.records import CardMention, Record, Statement
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "engine" / "runtime.py"
 LOADERS = (schema.vocabulary, schema.retention_terms, schema.procedural_rules, schema.markers,
-           schema.channel_labels, schema.mediawiki_sites, schema.ddl, schema.retention_terms_en,
+           schema.channel_labels, schema.mediawiki_sites, schema.ddl, schema.retention_terms_en, schema.rulesets,
            schema.scenario_schema, schema.scenario_format)
 
 

@@ -375,3 +375,32 @@ def test_a_term_writes_its_spellings_as_alternatives(monkeypatch):
             schema.retention_terms()
     finally:
         schema.retention_terms.cache_clear()
+
+
+# --------------------------------------------------------------------------- rulesets
+
+def test_on_equal_dates_an_ocg_ruling_wins_over_more_rulings_of_another_ruleset():
+    from dataclasses import replace
+
+    from pipeline.compile import other_rulesets
+    from pipeline.corpus import Source
+    from pipeline.records import Statement
+
+    [ocg] = records(["反转召唤的怪兽被一时除外后，不再是反转召唤的怪兽。"], "出场方式")
+    edison = [replace(ocg, id=f"en{i}", source_id="edison", statements=[Statement("flip_summoned", "temp_banish", "kept")])
+              for i in range(3)]
+
+    def source(sid, language, url):
+        return Source(sid, url, language, "", "", "markdown", "x", "p", False, "", None)
+    sources = [source("case", "zh", "https://example.org/zh"), source("edison", "en", "https://edisonrul.ing/cards/i"),
+               source("ocg-site", "en", "https://www.db.yugioh-card.com/yugiohdb/faq")]
+    other = other_rulesets(sources)
+    assert other == frozenset({"edison"})
+    pair = ("flip_summoned", "temp_banish")
+    [rule] = [r for r in compile_rules([ocg, *edison], other=other) if (r.info_kind, r.event) == pair]
+    assert rule.verdict == "lost" and rule.conflicts[0]["record_ids"] == ["en0", "en1", "en2"]
+    [counted] = [r for r in compile_rules([ocg, *edison]) if (r.info_kind, r.event) == pair]
+    assert counted.verdict == "kept"  # without rulesets the three rulings outnumber the one
+    dated = replace(edison[0], statements=[Statement("flip_summoned", "temp_banish", "kept", dates=("2020-01-01",))])
+    [later] = [r for r in compile_rules([ocg, dated], other=other) if (r.info_kind, r.event) == pair]
+    assert later.verdict == "kept"  # a later ruling of another ruleset still wins: dates come first

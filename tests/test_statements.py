@@ -204,6 +204,36 @@ def test_english_lead_in_passes_event_and_verdict_to_its_list():
                    set()]  # the list ended at a line naming its own event
 
 
+IMT = ["A monster removed from play by this effect:",
+       "returns to the field in the same Battle Position it was in when it left.",
+       "is no longer affected by other (lingering) effects (ex: Summoner of Illusions, Limiter Removal).",
+       "remembers it was Flip/Normal Summoned (ex: Temple of the Sun, Spirit monsters).",
+       "does not remember that it declared an attack this turn."]
+
+
+def test_an_english_lead_in_naming_how_a_monster_leaves_and_returns_states_temp_banish():
+    got = english(IMT, section=("Interdimensional Matter Transporter", "Card Rulings"))
+    assert got == [set(), set(), set(),
+                   {("flip_summoned", "temp_banish", "kept"), ("normal_summoned", "temp_banish", "kept")},
+                   {("attack_declared", "temp_banish", "lost")}]
+
+
+@pytest.mark.parametrize("lines", [
+    [line for line in IMT if not line.startswith("returns")],  # never said to come back: banished for good
+    ["A monster banished by this effect:", "remembers it was Flip Summoned.", "A monster returns to the field:"],
+    ["A monster removed from play by this effect:", "is Special Summoned again.", "remembers it was Flip Summoned."],
+])
+def test_a_lead_in_naming_how_a_monster_leaves_states_nothing_unless_its_list_says_it_returns(lines):
+    assert all(not statements for statements in english(lines))
+
+
+def test_a_lead_in_naming_the_event_alone_lets_each_line_give_its_verdict():
+    got = english(["A monster flipped face-down:", "remembers that it declared an attack this turn.",
+                   "forgets where it was Summoned from.", "that it was Flip Summoned."])
+    assert got == [set(), {("attack_declared", "face_down", "kept")}, {("summoned_from_location", "face_down", "lost")},
+                   set()]
+
+
 def test_english_sentences_state_on_their_own_and_read_negation():
     got = english(["A monster flipped face-down does not remember that it declared an attack this turn.",
                    "A temporarily banished monster still remembers that it was Tribute Summoned.",
