@@ -27,7 +27,11 @@ META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)
 # Read every declared name as the superset real pages need.
 ENCODING_ALIASES = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030",
                     "euc-cn": "gb18030", "big5": "cp950", "x-x-big5": "cp950", "big5-hkscs": "big5hkscs",
-                    "utf8": "utf-8"}
+                    "utf8": "utf-8",
+                    # As browsers do (WHATWG Encoding): these labels mean windows-1252, whose 0x80-0x9F
+                    # bytes are the curly quotes and dashes such pages really hold.
+                    **dict.fromkeys(("iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1",
+                                     "ascii", "us-ascii", "cp819", "ibm819", "x-cp1252"), "cp1252")}
 FALLBACKS = ("gb18030", "cp950", "big5hkscs")
 # Scores this close count as a tie (wrong CJK decodings score about 1).
 MARGIN = 0.05
@@ -96,10 +100,25 @@ def _offsets_warning(source_id: str, encoding: str, offsets: list[int]) -> str:
             f"replaced with U+FFFD")
 
 
+def _utf8_declared_otherwise(data: bytes, text: str, source_id: str, declared: str | None) -> list[str]:
+    """A warning when bytes that are valid UTF-8, not all ASCII, were
+    declared in another encoding (an HTTP header or ``<meta charset>``):
+    read as UTF-8, as a page whose declaration is stale. ASCII bytes fit
+    every declaration."""
+    if len(text) == len(data):  # all ASCII
+        return []
+    for label in (declared, declared_charset(data)):
+        name = encoding_name(label)
+        if name and name != "utf-8":
+            return [f"{source_id}: declared charset {label} does not fit the bytes; read as utf-8"]
+    return []
+
+
 def decode_bytes(data: bytes, source_id: str, declared: str | None = None) -> Decoded:
     """Bytes -> :class:`Decoded`.
 
-    Order: a BOM (UTF-8, UTF-16); valid UTF-8; else every candidate (the
+    Order: a BOM (UTF-8, UTF-32, UTF-16); valid UTF-8 (with a warning when
+    a declaration says otherwise); else every candidate (the
     declared encodings: ``declared``, e.g. from an HTTP header, then
     ``<meta charset>``; UTF-8; GB18030, cp950, Big5-HKSCS) is scored by its
     mess ratio plus its share of undecodable bytes; the first candidate within
@@ -107,16 +126,20 @@ def decode_bytes(data: bytes, source_id: str, declared: str | None = None) -> De
     is clearly better. Warnings name a declaration the bytes contradict and
     the byte offsets of undecodable bytes (replaced with U+FFFD).
     """
-    for bom, encoding in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+    # UTF-32 LE before UTF-16 LE: its BOM starts with UTF-16 LE's.
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"),
+                          (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF16_LE, "utf-16-le"),
                           (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             text, offsets = _decode(data[len(bom):], encoding)
             return Decoded(text, encoding, [_offsets_warning(source_id, encoding, [o + len(bom) for o in offsets])]
                            if offsets else [])
     try:
-        return Decoded(data.decode("utf-8"), "utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    else:
+        return Decoded(text, "utf-8", _utf8_declared_otherwise(data, text, source_id, declared))
     warnings: list[str] = []
     declared_names: dict[str, str] = {}  # codec -> label as declared
     for label in (declared, declared_charset(data)):

@@ -120,7 +120,35 @@ def test_unknown_charset_label_is_reported():
 
 @pytest.mark.parametrize("label, codec", [
     ("GB2312", "gb18030"), ("gbk", "gb18030"), ("Big5", "cp950"), ("big5-hkscs", "big5hkscs"), ("UTF8", "utf-8"),
-    ("nonsense", None),
+    ("nonsense", None), ("ISO-8859-1", "cp1252"), ("latin1", "cp1252"), ("US-ASCII", "cp1252"), ("windows-1252", "cp1252"),
 ])
 def test_declared_labels_read_as_supersets(label, codec):
     assert encoding_name(label) == codec
+
+
+@pytest.mark.parametrize("bom, codec", [(codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                                        (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")])
+def test_a_utf16_or_utf32_page_is_read_by_its_bom(bom, codec):
+    decoded = decode_bytes(bom + "<p>同步召喚「死者蘇生」</p>".encode(codec), "p")
+    assert (decoded.encoding, decoded.text, decoded.warnings) == (codec, "<p>同步召喚「死者蘇生」</p>", [])
+
+
+@pytest.mark.parametrize("meta, header", [("gbk", None), ("big5", None), ("ISO-8859-1", None), (None, "gb2312"),
+                                          ("utf-16", None)])
+def test_utf8_bytes_declared_otherwise_are_read_as_utf8_with_a_warning(meta, header):
+    head = f'<meta charset="{meta}">' if meta else ""
+    decoded = decode_bytes(f"{head}<p>同步召唤「死者苏生」—</p>".encode("utf-8"), "p", declared=header)
+    assert decoded.encoding == "utf-8" and decoded.text.endswith("<p>同步召唤「死者苏生」—</p>")
+    assert decoded.warnings == [f"p: declared charset {header or meta} does not fit the bytes; read as utf-8"]
+
+
+@pytest.mark.parametrize("text, declared", [("<p>plain ASCII</p>", "gbk"), ("<p>同步召唤</p>", "utf-8"),
+                                            ("<p>同步召唤</p>", "UTF8"), ("<p>同步召唤</p>", None)])
+def test_utf8_bytes_that_fit_their_declaration_give_no_warning(text, declared):
+    assert decode_bytes(text.encode("utf-8"), "p", declared=declared).warnings == []
+
+
+def test_a_latin1_declaration_reads_windows_1252_quotes_and_dashes_as_browsers_do():
+    page = '<meta charset="iso-8859-1"><p>Book of Moon \u2014 \u201cSet\u201d it, caf\u00e9</p>'
+    decoded = decode_bytes(page.encode("cp1252"), "p")
+    assert (decoded.encoding, decoded.text, decoded.warnings) == ("cp1252", page, [])
