@@ -13,6 +13,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import signal
 import sys
 import unicodedata
@@ -48,12 +49,35 @@ def _fail(message: str, code: int = 1) -> None:
     sys.exit(code)
 
 
+def _check_utf8(options: dict) -> None:
+    """Exit 2 naming the first option or argument whose bytes are not UTF-8
+    (Python keeps them as lone surrogates, which DuckDB and the JSON output
+    cannot take): ``rulings card $'\\xff'``, ``--db $'db_\\xff'``."""
+    for name, value in options.items():
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, (str, Path)) and _SURROGATES.search(str(item)):
+                _fail(f"{_param_label(name)}: {os.fsencode(str(item))!r} is not valid UTF-8", 2)
+
+
+_SURROGATES = re.compile("[\udc80-\udcff]")
+
+
+def _param_label(name: str) -> str:
+    """How the user wrote parameter ``name``: its longest option (``--db``) or its metavar (``NAME``)."""
+    ctx = click.get_current_context(silent=True)
+    for param in ctx.command.params if ctx else ():
+        if param.name == name:
+            return max(param.opts, key=len) if isinstance(param, click.Option) else param.human_readable_name
+    return name
+
+
 def _exit_codes(command):
     """Map the project's errors to one ``Error:`` line and an exit code, for
     every command in one place: 2 for bad input (UsageError), 1 for the
     rest (a page, the database, a schema file, the file system)."""
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
+        _check_utf8(kwargs)
         try:
             return command(*args, **kwargs)
         except UsageError as exc:

@@ -39,6 +39,10 @@ COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "pa
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
 FORMATS = {"html", "text", "markdown"}
 LANGUAGES = {"zh", "en"}
+# ISO 15924 scripts a page of each language may declare ('': detected from the text).
+SCRIPTS = {"zh": ("", "Hans", "Hant"), "en": ("", "Latn")}
+# Regions whose game terms and conversions are known (pipeline.chinese; MO, SG and MY read as HK and CN).
+REGIONS = frozenset({"", "CN", "TW", "HK", "MO", "SG", "MY"})
 DEFAULT_MAX_PAGE_BYTES = 20 * 1024 * 1024
 
 
@@ -121,6 +125,7 @@ def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
         try:
             for line_no, row in enumerate(reader, start=2):
                 place = f"{MANIFEST_NAME}:{line_no}"
+                _check_width(row, reader.fieldnames, place)
                 source = _source_from_row(row, corpus_dir, place)
                 if source.id in seen:
                     raise CorpusError(f"duplicate source id {source.id!r}", source_id=source.id, place=place)
@@ -131,6 +136,21 @@ def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
     return sources
 
 
+def _check_width(row: dict, header: list[str], place: str) -> None:
+    """A row with fewer fields than the header (a tab lost, spaces typed
+    instead) fails the manifest naming what it holds; extra fields that are
+    not empty too (a tab inside a field)."""
+    given = [k for k in header if row.get(k) is not None]
+    extra = [v for v in row.get(None) or [] if v.strip()]
+    if len(given) < len(header):
+        raise CorpusError(f"row has {len(given)} of the header's {len(header)} tab-separated fields "
+                          f"({', '.join(given) or 'none'}; {', '.join(header[len(given):])} missing): "
+                          "fields must be separated by tabs", place=place)
+    if extra:
+        raise CorpusError(f"row has {len(header) + len(row[None])} tab-separated fields, the header "
+                          f"{len(header)} (a tab inside a field?); first extra value {extra[0][:40]!r}", place=place)
+
+
 def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
     sid = (row.get("id") or "").strip()
     if not ID_PATTERN.match(sid):
@@ -139,23 +159,31 @@ def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
     language = (row.get("language") or "").strip()
     # A row the pipeline cannot read fails that source alone (the build goes on); a row
     # that tries to leave the corpus folder or reuses an id fails the manifest.
+    script, region = (row.get("script") or "").strip(), (row.get("region") or "").strip()
+    fetch = (row.get("fetch") or "").strip().lower()
     problem = ""
     if fmt not in FORMATS:
         problem = f"format {fmt!r} is not one of {sorted(FORMATS)}"
     elif language not in LANGUAGES:
         problem = f"language {language!r} is not one of {sorted(LANGUAGES)}"
+    elif script not in SCRIPTS[language]:
+        problem = f"script {script!r} is not one of {SCRIPTS[language]} for language {language!r} ('': detect it)"
+    elif region.upper() not in REGIONS:
+        problem = f"region {region!r} is not one of {sorted(r for r in REGIONS if r)} or empty"
+    elif fetch not in ("yes", "no", ""):
+        problem = f"fetch {fetch!r} is not yes or no"
     rel = (row.get("path") or "").strip()
     snapshot = safe_snapshot_path(corpus_dir, rel, source_id=sid, place=place)
     return Source(
         id=sid,
         url=(row.get("url") or "").strip(),
-        language=(row.get("language") or "").strip(),
-        script=(row.get("script") or "").strip(),
-        region=(row.get("region") or "").strip(),
+        language=language,
+        script=script,
+        region=region,
         format=fmt,
         licence=(row.get("licence") or "").strip(),
         path=rel,
-        fetch=(row.get("fetch") or "").strip().lower() == "yes",
+        fetch=fetch == "yes",
         notes=(row.get("notes") or "").strip(),
         snapshot=snapshot,
         problem=f"{place}: {problem}" if problem else "",

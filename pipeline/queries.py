@@ -21,12 +21,13 @@ from .schema import events, info_kinds, verdicts
 
 
 def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the database ``rulings build`` wrote; LoadError when there is
-    none at ``db_path`` or DuckDB cannot open it. ``sandboxed``: DuckDB may
+    """Open the database ``rulings build`` wrote; UsageError when there is
+    none at ``db_path`` (exit 2, as a missing engine module), LoadError when
+    DuckDB cannot open it. ``sandboxed``: DuckDB may
     not touch the file system beyond the database (no COPY TO, ATTACH,
     other files, extensions), for SQL a user types."""
     if not Path(db_path).is_file():
-        raise LoadError(f"no database at {db_path}; run `rulings build` first (or pass --db)")
+        raise UsageError(f"no database at {db_path}; run `rulings build` first (or pass --db)")
     try:
         config = {"enable_external_access": False} if sandboxed else {}
         return duckdb.connect(str(db_path), read_only=read_only, config=config)
@@ -73,6 +74,9 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
     if row is None:
         kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
         evts = [r[0] for r in con.execute("SELECT DISTINCT event FROM rules ORDER BY 1").fetchall()]
+        if info_kind in evts and event in kinds:
+            raise UsageError(f"{info_kind!r} is an event and {event!r} an info kind: the info kind comes first "
+                             f"(rulings ask {event} {info_kind})")
         if info_kind not in kinds:
             raise UsageError(unknown_name("info kind", info_kind, kinds))
         raise UsageError(unknown_name("event", event, evts))
@@ -92,6 +96,23 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
 
 # --------------------------------------------------------------------------- records
 
+def _record_hint(con: duckdb.DuckDBPyConnection, record_id: str) -> str:
+    """`` (did you mean 'r…'?)`` for an id cut short (the records it starts,
+    up to five) or mistyped (one at most two edits away), else ``""``."""
+    if not record_id:
+        return ""
+    close = [r[0] for r in con.execute("SELECT record_id FROM records WHERE starts_with(record_id, ?) "
+                                       "ORDER BY record_id LIMIT 6", [record_id]).fetchall()]
+    if not close:
+        close = [r[0] for r in con.execute("SELECT record_id FROM records WHERE levenshtein(record_id, ?) <= 2 "
+                                           "ORDER BY levenshtein(record_id, ?), record_id LIMIT 1",
+                                           [record_id, record_id]).fetchall()]
+    if not close:
+        return ""
+    shown = " or ".join(repr(r) for r in close[:5]) + (" or more" if len(close) > 5 else "")
+    return f" (did you mean {shown}?)"
+
+
 def record_provenance(con: duckdb.DuckDBPyConnection, record_id: str) -> dict:
     """One record with every column of ``records``, its source's URL and
     licence, and lists ``dates`` (raw, date, valid, reason, from_heading,
@@ -100,7 +121,7 @@ def record_provenance(con: duckdb.DuckDBPyConnection, record_id: str) -> dict:
     row = con.execute("""SELECT r.*, s.url, s.licence FROM records r JOIN sources s USING (source_id)
                          WHERE record_id = ?""", [record_id]).fetchone()
     if row is None:
-        raise UsageError(f"no record {record_id!r}")
+        raise UsageError(f"no record {record_id!r}{_record_hint(con, record_id)}")
     rec = dict(zip([d[0] for d in con.description], row))
     rec["dates"] = _dicts(con, "SELECT raw, date, valid, reason, kind, from_heading, faq_id, faq_url FROM record_dates "
                                "WHERE record_id = ? ORDER BY ord", [record_id])

@@ -53,6 +53,27 @@ def test_ask_unknown_name_is_a_clear_error(built):
     assert "Error: unknown info kind 'synchro_sumoned' (did you mean 'synchro_summoned'?)" in out.output
 
 
+def test_ask_with_its_two_names_swapped_says_so(built):
+    _, db, _ = built
+    out = CliRunner().invoke(main, ["ask", "face_down", "synchro_summoned", "--db", str(db)])
+    assert out.exit_code == 2
+    assert out.output.strip() == ("Error: 'face_down' is an event and 'synchro_summoned' an info kind: the info kind "
+                                  "comes first (rulings ask synchro_summoned face_down)")
+
+
+def test_show_an_id_cut_short_or_mistyped_suggests_the_record(built):
+    _, db, _ = built
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        [(record_id,)] = con.execute("SELECT min(record_id) FROM records").fetchall()
+    for given in (record_id[:-1], record_id[:-1] + ("0" if record_id[-1] != "0" else "1")):
+        out = CliRunner().invoke(main, ["show", given, "--db", str(db)])
+        assert out.exit_code == 2 and out.output.strip() == f"Error: no record {given!r} (did you mean {record_id!r}?)"
+    out = CliRunner().invoke(main, ["show", "zzz", "--db", str(db)])
+    assert out.exit_code == 2 and out.output.strip() == "Error: no record 'zzz'"
+
+
 def test_ask_name_with_no_close_match_lists_the_known_ones(built):
     _, db, _ = built
     out = CliRunner().invoke(main, ["ask", "zzz", "face_down", "--db", str(db)])
@@ -133,7 +154,7 @@ def test_show_record_provenance(built):
 
 def test_missing_database_is_a_clear_error(tmp_path):
     out = CliRunner().invoke(main, ["ask", "counters", "face_down", "--db", str(tmp_path / "none.duckdb")])
-    assert out.exit_code == 1 and "run `rulings build` first" in out.output
+    assert out.exit_code == 2 and "run `rulings build` first" in out.output
 
 
 def test_build_refuses_to_run_while_the_database_is_locked(tmp_path):
@@ -189,3 +210,17 @@ def test_a_file_system_error_names_the_file_in_the_systems_words(capsys, error, 
         _exit_codes(command)()
     assert exit_info.value.code == 1
     assert capsys.readouterr().err.strip() == shown
+
+
+@pytest.mark.parametrize("args, message", [
+    (["card", "\udcff"], "Error: NAME|PASSCODE: b'\\xff' is not valid UTF-8"),
+    (["ask", "counters", "face_down\udce9"], "Error: EVENT: b'face_down\\xe9' is not valid UTF-8"),
+    (["sql", "SELECT 1", "--db", "db_\udcff"], "Error: --db: b'db_\\xff' is not valid UTF-8"),
+    (["build", "--corpus", "c\udcff"], "Error: --corpus: b'c\\xff' is not valid UTF-8"),
+])
+def test_arguments_that_are_not_utf8_give_one_error_line(args, message):
+    """Bytes that are not UTF-8 reach Python as lone surrogates (a file name
+    in another encoding, a terminal in Latin-1): one line and exit 2, never a
+    traceback from DuckDB or the JSON encoder."""
+    out = run(*args)
+    assert out.exit_code == 2 and out.output.strip() == message

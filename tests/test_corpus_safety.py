@@ -4,6 +4,7 @@ the manifest line; a refused manifest changes nothing already built."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -88,6 +89,12 @@ def test_refused_manifest_changes_nothing_built(tmp_path):
     ({"language": "ja"}, "[corpus] bad-page, manifest.tsv:3: language 'ja' is not one of ['en', 'zh']"),
     ({"format": "pdf"}, "[corpus] bad-page, manifest.tsv:3: format 'pdf' is not one of ['html', 'markdown', 'text']"),
     ({"format": ""}, "[corpus] bad-page, manifest.tsv:3: format '' is not one of ['html', 'markdown', 'text']"),
+    ({"script": "Hanz"}, "[corpus] bad-page, manifest.tsv:3: script 'Hanz' is not one of ('', 'Hans', 'Hant') for "
+                         "language 'zh' ('': detect it)"),
+    ({"language": "en", "script": "Hant"}, "[corpus] bad-page, manifest.tsv:3: script 'Hant' is not one of "
+                                           "('', 'Latn') for language 'en' ('': detect it)"),
+    ({"region": "Taiwan"}, "[corpus] bad-page, manifest.tsv:3: region 'Taiwan' is not one of "
+                           "['CN', 'HK', 'MO', 'MY', 'SG', 'TW'] or empty"),
 ])
 def test_a_row_the_pipeline_cannot_read_fails_that_source_alone(tmp_path, fields, message):
     corpus = _corpus_with(tmp_path, **fields)
@@ -97,3 +104,32 @@ def test_a_row_the_pipeline_cannot_read_fails_that_source_alone(tmp_path, fields
     assert out.exit_code == 1
     assert [line for line in out.output.splitlines() if line.startswith("error:")] == [f"error: {message}"]
     assert "sources          2 (1 built)" in out.output
+
+
+def _manifest_with_line(tmp_path, line: str):
+    corpus = write_corpus(tmp_path / "c", [PageSpec("good-page", GOOD_HTML)])
+    with (corpus / "manifest.tsv").open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    return corpus
+
+
+@pytest.mark.parametrize("line, message", [
+    ("bad-page\thttps://example.org/p\tzh", "manifest.tsv:3: row has 3 of the header's 10 tab-separated fields "
+     "(id, url, language; script, region, format, licence, path, fetch, notes missing): fields must be separated by tabs"),
+    ("bad-page https://example.org/p zh Hans CN html test pages/good-page.html no note",
+     "manifest.tsv:3: row has 1 of the header's 10 tab-separated fields (id; url, "),
+    ("\t".join(PageSpec("bad-page", "", path="pages/good-page.html").row()) + "\tstray\tmore",
+     "manifest.tsv:3: row has 12 tab-separated fields, the header 10 (a tab inside a field?); first extra value 'stray'"),
+])
+def test_a_row_with_too_few_or_too_many_fields_is_refused_naming_them(tmp_path, line, message):
+    with pytest.raises(CorpusError, match=re.escape(message)):
+        load_manifest(_manifest_with_line(tmp_path, line))
+
+
+def test_a_trailing_empty_field_and_a_fetch_typo(tmp_path):
+    row = PageSpec("bad-page", "", path="pages/good-page.html").row()
+    assert [s.id for s in load_manifest(_manifest_with_line(tmp_path / "a", "\t".join(row) + "\t"))] == [
+        "good-page", "bad-page"]
+    row[8] = "sometimes"
+    [_, bad] = load_manifest(_manifest_with_line(tmp_path / "b", "\t".join(row)))
+    assert bad.problem == "manifest.tsv:3: fetch 'sometimes' is not yes or no"

@@ -92,7 +92,7 @@ def test_cli_export_errors_and_json(built, tmp_path):
     refused = runner.invoke(main, ["export", str(a_file), "--db", str(built[1])])
     assert refused.exit_code == 2 and "is not a folder" in refused.output and a_file.read_text() == "keep"
     missing = runner.invoke(main, ["export", str(tmp_path / "y"), "--db", str(tmp_path / "none.duckdb")])
-    assert missing.exit_code == 1 and "no database" in missing.output
+    assert missing.exit_code == 2 and "no database" in missing.output
     ok = runner.invoke(main, ["export", str(tmp_path / "z"), "--format", "jsonl", "--json", "--db", str(built[1])])
     assert ok.exit_code == 0 and json.loads(ok.output)["tables"]["rules"] > 0
 

@@ -260,7 +260,7 @@ def test_cli_report_json_errors_and_same_bytes(small_db, site, tmp_path):
     for rel in files:
         assert (first / rel).read_bytes() == (again / rel).read_bytes(), rel
     run = CliRunner().invoke(main, ["report", str(tmp_path / "out2"), "--db", str(tmp_path / "missing.duckdb")])
-    assert run.exit_code == 1 and "no database" in run.stderr
+    assert run.exit_code == 2 and "no database" in run.stderr
     (tmp_path / "file").write_text("x")
     run = CliRunner().invoke(main, ["report", str(tmp_path / "file"), "--db", str(db_path)])
     assert run.exit_code == 2 and "is a file" in run.stderr

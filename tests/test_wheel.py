@@ -97,7 +97,7 @@ def test_an_installed_copy_names_a_missing_database_plainly(installed, tmp_path)
     venv, env, _ = installed
     env = {**env, "RULINGS_DATA": str(tmp_path / "empty")}
     out = _run(venv, env, tmp_path, "ask", "synchro_summoned", "face_down")
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert f"no database at {tmp_path / 'empty' / 'rulings.duckdb'}; run `rulings build` first" in out.stderr
 
 
