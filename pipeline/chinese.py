@@ -51,6 +51,8 @@ QUOTED_NAME = re.compile(r"「[^「」]*」")
 # it has this many script-specific characters and this share of them.
 MIN_EVIDENCE = 20
 MIN_SHARE = 0.8
+# A short page whose script-specific characters are all of one script: clear with fewer of them.
+MIN_UNANIMOUS = 5
 
 
 # --------------------------------------------------------------------------- OpenCC
@@ -320,7 +322,8 @@ def resolve_script_region(text: str | Mapping[str, int], declared_script: str = 
     the character statistic of ``text`` (or of its character counts). A
     declared script that the text clearly contradicts (at least
     ``MIN_EVIDENCE`` script-specific characters, ``MIN_SHARE`` of them of the
-    other script) is overruled with a warning: Simplified text is never
+    other script, or at least ``MIN_UNANIMOUS`` all of the other script: a
+    short page) is overruled with a warning: Simplified text is never
     converted, Traditional text always is.
     """
     warnings: list[str] = []
@@ -329,7 +332,8 @@ def resolve_script_region(text: str | Mapping[str, int], declared_script: str = 
     trad, simp = script_counts(text)
     evidence = trad + simp
     clear = ""
-    if evidence >= MIN_EVIDENCE and max(trad, simp) >= MIN_SHARE * evidence:
+    if ((evidence >= MIN_EVIDENCE and max(trad, simp) >= MIN_SHARE * evidence)
+            or (evidence >= MIN_UNANIMOUS and min(trad, simp) == 0)):
         clear = "Hant" if trad > simp else "Hans"
     if declared in ("Hans", "Hant"):
         script = declared

@@ -157,6 +157,26 @@ def test_a_simplified_page_declared_traditional_is_not_converted(tmp_path):
     assert page.warnings[0].startswith("cn-as-tw: declared script Hant but the text is Hans")
 
 
+SHORT_TW = "<html><body><main><h1>裡側</h1><p>同步召喚的怪獸變成裡側表示後，仍然是同步召喚的怪獸。17/3/24</p></main></body></html>"
+
+
+@pytest.mark.parametrize("body, script, statements", [
+    (SHORT_TW, "Hant", [("synchro_summoned", "face_down", "kept")]),  # 7 Traditional-only characters, no other
+    # 4 script-specific characters: too few to overrule the manifest, read as declared
+    ("<html><body><main><h1>规则</h1><p>「死者蘇生」與「強欲之壺」。</p></main></body></html>", "Hans", []),
+    # both scripts: a Simplified ruling quoting Traditional names stays Simplified
+    ("<html><body><main><h1>规则</h1><p>同调召唤的「龍騎士」变成里侧后，仍然是同调召唤的怪兽。</p></main></body></html>",
+     "Hans", [("synchro_summoned", "face_down", "kept")]),
+])
+def test_a_short_traditional_page_declared_simplified_is_converted(tmp_path, body, script, statements):
+    [source] = load_manifest(corpus_of(tmp_path, [("short", "Hans", "CN", "s.html", body.encode("utf-8"))]))
+    result = process_page(source, {"normalize": 0.0, "extract": 0.0})
+    page = normalize(body.encode("utf-8"), source)
+    assert page.script == script
+    assert [(s.info_kind, s.event, s.verdict) for r in result.records for s in r.statements] == statements
+    assert any("declared script Hans but the text is Hant" in w for w in page.warnings) == (script == "Hant")
+
+
 def test_same_page_in_big5_gb18030_and_utf8_bom_yields_identical_records(tmp_path):
     text = TW_PAGE.read_text(encoding="utf-8")
     saved = {
