@@ -744,7 +744,8 @@ def _clause_bounds(text: str) -> list[tuple[int, int]]:
 
 @dataclass
 class _Context:
-    """What a sentence may inherit: the block's last kinds, the section's last statement."""
+    """What a sentence may inherit: the block's last kinds (outside a topic
+    section, those of the ruling just before only), the section's last statement."""
 
     default: str | None
     allowed: frozenset[str]
@@ -840,6 +841,7 @@ class _SentenceReader:
         self.outcome_events: list[str] = []  # the events the last outcome word spoke of
         self.subject: list[str] = []  # kinds named before the first verdict
         self.lead: list[str] = []  # kinds named before the first event: who the ruling is about
+        self.named_info: set[str] = set()  # kinds named as information (『攻击过』的情报)
         self.recent: list[str] = []  # the kinds of the last clause that named any
         self.last_kinds: list[str] | None = None
         self.last_verdict: str | None = None
@@ -919,6 +921,8 @@ class _SentenceReader:
             self.kinds_before.append(x.value)
             if not self.seen_events:
                 self.lead.append(x.value)
+            if self.text[x.end:x.end + 6].lstrip("』").startswith(tuple(self.t["information_nouns"])):
+                self.named_info.add(x.value)  # 『攻击过』的情报: the information itself, not a description
         else:
             self.other_kind = True
 
@@ -981,8 +985,18 @@ class _SentenceReader:
         """Outside a topic section, the specific kinds a verdict or outcome
         word without an object speaks of: those its clause names before it
         (``原本攻击力复原``: a generic kind, so none), else the ruling's
-        subject, named before its first event."""
-        return [k for k in self.kinds_before or self.lead if k in self.specific]
+        subject, named before its first event; a generic kind named as
+        information (``『攻击过』的情报``: ``information_nouns``) counts."""
+        return [k for k in self.kinds_before or self.lead if k in self.specific or k in self.named_info]
+
+    def _elliptical(self) -> list[str]:
+        """Outside a topic section, the kinds of the ruling just before in
+        the block (``ctx.block_kinds``, one ruling back) for a sentence that
+        names no kind and no card: ``被一时除外的场合丢失。`` after
+        ``『攻击过』的情报在变成里侧表示后不会丢失。`` goes on speaking of it."""
+        if not self.ctx.block_kinds or "「" in self.text or any(t.kind in ("KIND", "KIND*") for t in self.terms):
+            return []
+        return self.ctx.block_kinds
 
     def _strict_outcome_kinds(self, objects: list[str]) -> list[str]:
         """Outside a topic section, the kinds an outcome word speaks of: only
@@ -1042,7 +1056,7 @@ class _SentenceReader:
                 self.last_kinds = self.ctx.section_last[0]
             return self.last_verdict, objects or self.kinds_before or self.last_kinds
         if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
-            return x.value, objects or self._strict_subject()
+            return x.value, objects or self._strict_subject() or self._elliptical()
         fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
                                                or ([self.ctx.default] if self.ctx.default else []))
         return x.value, objects or self.kinds_before or fallback
@@ -1211,8 +1225,11 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     section_last: dict[tuple[str, ...], tuple[list[str], list[str], str]] = {}
     principles: dict[int, list[Record]] = {}
     last_role: dict[int, str] = {}
+    # Outside topic sections: the kinds the block's ruling just before stated (one ruling back only).
+    carried: dict[int, list[str]] = {}
     for record, sentences in zip(records, docs):
         section = record.norm_section or record.section
+        carry = carried.pop(record.block, None)
         if sentences is None:
             continue
         cfg = _section_config(section)
@@ -1229,7 +1246,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], strict=True, section_said=said) if strict else
+            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
                             section_said=said))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
@@ -1241,6 +1258,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
                 said.update(x.key[:3] for x in statements)
                 if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
                     block_kinds[record.block] = kinds
+                    carry = carried[record.block] = kinds
                 section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
                                          sorted({x.event for x in statements}), statements[-1].verdict)
         if any(x.basis in ("stated", "exception") for x in record.statements) and not superseded:

@@ -60,9 +60,9 @@ INLINE_TAGS = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "d
                "kbd", "mark", "q", "rb", "rp", "rt", "rtc", "ruby", "s", "samp", "small", "span", "strike", "strong",
                "sub", "sup", "time", "tt", "u", "var", "wbr", "br", "img"}
 CELL_TAGS = {"td", "th"}
-_WALKED_LEAVES = CELL_TAGS | {"br"}
+_WALKED_LEAVES = CELL_TAGS | {"br"}  # childless elements that still need _LineBuilder.element's walk
 # Block elements met inside a line (a cell's paragraphs): a space keeps their texts apart.
-_SPACED_BLOCKS = frozenset({"p", "div", "li", "dd", "dt", "blockquote", "pre", "ul", "ol", "dl"})  # childless elements that still need _LineBuilder.element's walk
+_SPACED_BLOCKS = frozenset({"p", "div", "li", "dd", "dt", "blockquote", "pre", "ul", "ol", "dl"})
 CELL_SEPARATOR = " | "  # between the cells of a table row
 
 

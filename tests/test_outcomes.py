@@ -204,6 +204,13 @@ def logged(text: str) -> set[tuple[str, str, str]]:
     # the object of a verdict word is what is kept or lost
     ("「甲」的效果特殊召唤的怪兽变成里侧表示的场合，就不是『这个效果特殊召唤的怪兽』。",
      {("summoned_by_specific_effect", "face_down", "lost")}),
+    # a generic kind named as information (information_nouns) is what the ruling speaks of
+    ("『攻击过』的情报在变成里侧表示后不会丢失，被一时除外后丢失。",
+     {("attack_declared", "face_down", "kept"), ("attack_declared", "temp_banish", "lost")}),
+    ("战斗破坏了怪兽的情报在变成里侧后丢失，一时除外后不丢失。",
+     {("destroyed_by_battle", "face_down", "lost"), ("destroyed_by_battle", "temp_banish", "kept")}),
+    ("「甲」攻击后变成里侧再反转的场合，由于攻击过的事实不会因变成里侧消失，仍然不能发动①效果。",
+     {("attack_declared", "face_down", "kept")}),
 ])
 def test_a_logged_ruling_states_what_it_names_itself(text, expected):
     assert logged(text) == expected
@@ -224,6 +231,27 @@ def test_a_logged_ruling_states_what_it_names_itself(text, expected):
 ])
 def test_a_logged_ruling_that_names_no_kind_of_its_own_states_nothing(text):
     assert logged(text) == set()
+
+
+def logged_lines(*lines: str) -> list[set[tuple[str, str, str]]]:
+    """What each of ``lines`` states as a line of one block of a yearly log."""
+    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("2023", "23/11", "11/23"), [Line(t) for t in lines])])
+    return [{(s.info_kind, s.event, s.verdict) for s in r.statements} for r in extract(page, info_kinds())]
+
+
+def test_a_logged_ruling_that_names_no_kind_goes_on_with_the_ruling_just_before():
+    assert logged_lines("『这个回合召唤·特殊召唤』的情报即使变成里侧也不会丢失。", "被一时除外的场合丢失。",
+                        "与此无关的说明。", "被一时除外的场合丢失。") == [
+        {("summoned_this_turn", "face_down", "kept")}, {("summoned_this_turn", "temp_banish", "lost")}, set(),
+        set()]  # one ruling back only: the unrelated line between ends it
+
+
+@pytest.mark.parametrize("second", [
+    "「乙」被一时除外的场合丢失。",  # a card of its own: another ruling
+    "攻击力在被一时除外后丢失。",  # a kind of its own (a generic one): not the one before
+])
+def test_a_logged_ruling_with_a_card_or_kind_of_its_own_does_not_go_on_with_the_one_before(second):
+    assert logged_lines("『这个回合召唤·特殊召唤』的情报即使变成里侧也不会丢失。", second)[1] == set()
 
 
 def test_a_numbered_topic_heading_is_still_the_topic():

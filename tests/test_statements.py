@@ -151,7 +151,9 @@ def test_the_topic_page_read_as_a_yearly_log_still_gives_most_of_its_statements(
     """Rulings outside a topic section must name their kind themselves. How
     well they are read is measured on the gold page with its topic taken
     away (every section read as a yearly log reads it): 85/4/210 (R=0.29)
-    before the subject of a ruling was read, 174/8/121 (P=0.96 R=0.59) after."""
+    before the subject of a ruling was read, 174/8/121 (P=0.96 R=0.59) after,
+    194/10/101 (P=0.95 R=0.66) with kinds named as information and rulings
+    that go on with the one before."""
     import duckdb
 
     from pipeline import extract as extract_module
@@ -163,7 +165,7 @@ def test_the_topic_page_read_as_a_yearly_log_still_gives_most_of_its_statements(
     build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py", workers=1)
     with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
         score = queries.score_statements(con, queries.read_statement_gold(GOLD / "statements_public.jsonl"))
-    assert score["precision"] >= 0.93 and score["recall"] >= 0.55, score
+    assert score["precision"] >= 0.93 and score["recall"] >= 0.63, score
 
 
 def test_the_whole_site_gives_statements_on_other_pages(built):
