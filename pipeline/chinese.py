@@ -314,6 +314,12 @@ def parse_lang_tag(tag: str) -> LangTag:
     return LangTag(language, script, region if region in REGIONS else "")
 
 
+def _has_kana(text_or_counts: str | Mapping[str, int]) -> bool:
+    """Whether a text (or its character counts) holds Japanese kana."""
+    chars = text_or_counts.keys() if isinstance(text_or_counts, Mapping) else text_or_counts
+    return any("\u3041" <= ch <= "\u30ff" and ch not in "\u30fb\u30fc" for ch in chars)
+
+
 def resolve_script_region(text: str | Mapping[str, int], declared_script: str = "", declared_region: str = "",
                           tag: LangTag = LangTag(), source_id: str = "") -> tuple[str, str, list[str]]:
     """(script, region, warnings) of a Chinese page.
@@ -323,7 +329,8 @@ def resolve_script_region(text: str | Mapping[str, int], declared_script: str = 
     declared script that the text clearly contradicts (at least
     ``MIN_EVIDENCE`` script-specific characters, ``MIN_SHARE`` of them of the
     other script, or at least ``MIN_UNANIMOUS`` all of the other script: a
-    short page) is overruled with a warning: Simplified text is never
+    short page, unless it holds kana, whose kanji look Traditional) is
+    overruled with a warning: Simplified text is never
     converted, Traditional text always is.
     """
     warnings: list[str] = []
@@ -333,7 +340,7 @@ def resolve_script_region(text: str | Mapping[str, int], declared_script: str = 
     evidence = trad + simp
     clear = ""
     if ((evidence >= MIN_EVIDENCE and max(trad, simp) >= MIN_SHARE * evidence)
-            or (evidence >= MIN_UNANIMOUS and min(trad, simp) == 0)):
+            or (evidence >= MIN_UNANIMOUS and min(trad, simp) == 0 and not _has_kana(text))):
         clear = "Hant" if trad > simp else "Hans"
     if declared in ("Hans", "Hant"):
         script = declared

@@ -248,8 +248,8 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         click.echo(f"      {c['text']}")
     for conflict in report["conflicts"]:
         when = conflict["latest_date"] or "undated"
-        click.echo(f"  overridden: {conflict['verdict']} (latest {when}) by the verdict above "
-                   f"(later, of the OCG, or better supported); records {', '.join(conflict['record_ids'])}")
+        click.echo(f"  overridden: {conflict['verdict']} (latest {when}) by the verdict above (later, the OCG's "
+                   f"over another ruleset's, or better supported); records {', '.join(conflict['record_ids'])}")
 
 
 # --------------------------------------------------------------------------- sql

@@ -125,7 +125,7 @@ def cite_once(records: list[Record], sources: list[Source]) -> tuple[list[Record
 def other_rulesets(sources: list[Source]) -> frozenset[str]:
     """The ids of the sources that do not rule on the OCG (``schema/rulesets.json``:
     neither an OCG language nor an OCG site's URL), such as the TCG Edison-format
-    card pages: on equal dates their rulings lose to the OCG's."""
+    card pages: their rulings decide only where the OCG's are silent."""
     ocg = rulesets()["ocg"]
     languages, prefixes = set(ocg["languages"]), tuple(ocg["url_prefixes"])
     return frozenset(s.id for s in sources if s.language not in languages and not (s.url or "").startswith(prefixes))
@@ -137,8 +137,9 @@ def compile_rules(records: list[Record], frozen: frozenset[str] = frozenset(),
 
     ``frozen``: source ids of frozen extracts (:func:`cite_once`), which lose
     to a live page when their rulings of equal date disagree; ``other``:
-    source ids of other rulesets than the OCG (:func:`other_rulesets`), which
-    lose to the OCG's rulings of equal date before rulings are counted. Raises
+    source ids of other rulesets than the OCG (:func:`other_rulesets`), whose
+    rulings decide only a pair the OCG's rulings are silent on (elsewhere they
+    are cited, as support or conflicts, whatever their dates). Raises
     CompileError naming the record for a statement whose kind, event or
     verdict is not in the vocabulary (a stored database older than the
     schema, a term list pointing elsewhere)."""
@@ -229,13 +230,18 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
             frozen: frozenset[str] = frozenset(), other: frozenset[str] = frozenset()) -> list[tuple[Record, Statement]]:
     """Set the rule's verdict, condition, conflicts and changed_on; return the
     (record, statement) pairs that support the verdict."""
-    # An exception ("但是…": basis exception) never decides a rule the other rulings make.
-    deciding = [(r, s) for r, s in items if s.basis != "exception"] or items
-    exceptions: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
-    if deciding is not items:
-        for r, s in items:
-            if s.basis == "exception":
-                exceptions[s.verdict].append((r, s, _effective_date(r, s, examples)))
+    # An exception ("但是…": basis exception) never decides a rule the other rulings make, nor
+    # does a ruling of another ruleset than the OCG's where the OCG has ruled on the pair: both
+    # are listed, as support or as conflicts, beside the rulings that decide.
+    has_ocg = any(r.source_id not in other for r, _ in items)
+    decides = [s.basis != "exception" and (not has_ocg or r.source_id not in other) for r, s in items]
+    if not any(decides):
+        decides = [True] * len(items)
+    deciding = [pair for pair, d in zip(items, decides) if d]
+    aside: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
+    for (r, s), d in zip(items, decides):
+        if not d:
+            aside[s.verdict].append((r, s, _effective_date(r, s, examples)))
     by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
     for r, s in deciding:
         by_verdict[s.verdict].append((r, s, _effective_date(r, s, examples)))
@@ -243,30 +249,28 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     if conditions and len(by_verdict) > 1:
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
         return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]] + [
-            (r, s) for v in sorted(exceptions) for r, s, _ in exceptions[v]]
-    # The later ruling wins; on equal dates the OCG's over another ruleset's, then a live
-    # page over a frozen extract; then the better supported verdict; then a fixed order.
+            (r, s) for v in sorted(aside) for r, s, _ in aside[v]]
+    # The later ruling wins; on equal dates a live page over a frozen extract; then the
+    # better supported verdict; then a fixed order.
     order = statement_verdicts()
 
     def rank(v: str) -> tuple:
         latest = max(d for _, _, d in by_verdict[v])
-        at_latest = [r.source_id for r, _, d in by_verdict[v] if d == latest]
-        ocg = any(sid not in other for sid in at_latest)
-        live = any(sid not in frozen for sid in at_latest)
-        return latest, ocg, live, len(by_verdict[v]), -order.index(v)
+        live = any(r.source_id not in frozen for r, _, d in by_verdict[v] if d == latest)
+        return latest, live, len(by_verdict[v]), -order.index(v)
 
     ranked = sorted(by_verdict, key=rank, reverse=True)
     rule.verdict = ranked[0]
     win_date = max(d for _, _, d in by_verdict[rule.verdict])
     lost_dates = [d for d in (max(d for _, _, d in by_verdict[v]) for v in ranked[1:]) if d]
-    for v in ranked[1:] + sorted(v for v in exceptions if v not in by_verdict):
-        against = by_verdict.get(v, []) + exceptions.get(v, [])
+    for v in ranked[1:] + sorted(v for v in aside if v not in by_verdict):
+        against = by_verdict.get(v, []) + aside.get(v, [])
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in against}),
                                "latest_date": max(d for _, _, d in against) or None})
         for r, s, _ in against:
             rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
-    # An exception that agrees with the rule supports it like any other ruling.
-    by_verdict[rule.verdict] += exceptions.get(rule.verdict, [])
+    # An exception or another ruleset's ruling that agrees with the rule supports it.
+    by_verdict[rule.verdict] += aside.get(rule.verdict, [])
     # A re-publication day stands for an earlier ruling: it is no change of ruling.
     if lost_dates and win_date and win_date > max(lost_dates) and win_date not in republication_dates():
         rule.changed_on = win_date

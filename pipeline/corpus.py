@@ -123,8 +123,10 @@ def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
         if missing:
             raise CorpusError(f"manifest lacks columns {missing}", place=f"{MANIFEST_NAME}:1")
         try:
-            for line_no, row in enumerate(reader, start=2):
-                place = f"{MANIFEST_NAME}:{line_no}"
+            for row in reader:
+                place = f"{MANIFEST_NAME}:{reader.line_num}"  # blank lines skipped by the reader still count
+                if _skipped(row):
+                    continue
                 _check_width(row, reader.fieldnames, place)
                 source = _source_from_row(row, corpus_dir, place)
                 if source.id in seen:
@@ -136,19 +138,30 @@ def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
     return sources
 
 
+# Columns a row may leave out at its end (an editor trims a trailing empty field): fetch is "no" then.
+OPTIONAL_COLUMNS = ("fetch", "notes")
+
+
 def _check_width(row: dict, header: list[str], place: str) -> None:
-    """A row with fewer fields than the header (a tab lost, spaces typed
-    instead) fails the manifest naming what it holds; extra fields that are
-    not empty too (a tab inside a field)."""
+    """A row missing a field the pipeline needs (a tab lost, spaces typed
+    instead) fails the manifest naming what it holds; so do extra fields that
+    are not empty (a tab inside a field). :data:`OPTIONAL_COLUMNS` may be left out."""
     given = [k for k in header if row.get(k) is not None]
+    missing = [k for k in header if row.get(k) is None and k not in OPTIONAL_COLUMNS]
     extra = [v for v in row.get(None) or [] if v.strip()]
-    if len(given) < len(header):
+    if missing:
         raise CorpusError(f"row has {len(given)} of the header's {len(header)} tab-separated fields "
-                          f"({', '.join(given) or 'none'}; {', '.join(header[len(given):])} missing): "
+                          f"({', '.join(given) or 'none'}; {', '.join(missing)} missing): "
                           "fields must be separated by tabs", place=place)
     if extra:
         raise CorpusError(f"row has {len(header) + len(row[None])} tab-separated fields, the header "
                           f"{len(header)} (a tab inside a field?); first extra value {extra[0][:40]!r}", place=place)
+
+
+def _skipped(row: dict) -> bool:
+    """A line of white space only, or a comment (its first field starts with ``#``)."""
+    values = [v for k, v in row.items() if k is not None and v is not None]
+    return not any(v.strip() for v in values) or (row.get("id") or "").lstrip().startswith("#")
 
 
 def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:

@@ -5,12 +5,13 @@
   is 2098-01-01: in the future, hence invalid.
 * ``2019年10月30日`` and ISO ``2019-10-30`` / ``2019/10/30`` anywhere.
 * ``YYYY.MM.DD`` (``2017.03.24``) anywhere, ``YY.M.D`` and ``YY-M-D``
-  (``17.3.24``, ``17-3-24``) on Chinese pages, only as a possible calendar
-  date: written with dots or a short year with hyphens, ``3.1.2`` may as
-  well be a section number, so an impossible one is no date token at all.
-* ``MM/DD/YYYY`` (US order) on English pages: ``04/07/2004`` is 2004-04-07;
-  ``M/D/YY`` too (``3/24/17`` is 2017-03-24), read as ``YY/M/D`` only when
-  US order gives no possible date (``17/3/24``).
+  (``17.3.24``, ``17-3-24``) on Chinese pages, only as a valid date (not
+  after a letter, ``第`` or another number, not before ``节``, ``条``, ``章``):
+  written with dots or a short year with hyphens, ``3.1.2`` may as well be a
+  section number, so an impossible or out-of-range one is no date token.
+* ``MM/DD/YYYY`` and ``M/D/YY`` (US order) on English pages: ``04/07/2004``
+  is 2004-04-07, ``3/24/17`` 2017-03-24; ``13/07/2004`` and ``24/3/17`` are
+  impossible dates, never read day first or year first (a guess).
 * Full-width digits and slashes (``１７／３／２４``) and spaces inside the
   ``年月日`` form (``2019 年 10 月 30 日``) are read too; ``raw`` is always
   the token as written.
@@ -49,8 +50,9 @@ YMD_ISO = re.compile(r"(\d(?<![\d/-]\d)\d{3})-(\d{1,2})-(\d{1,2})(?![\d-])"
 MDY_US = re.compile(r"(\d(?<![\d/]\d)\d?)/(\d{1,2})/(\d{4})(?![\d/])")
 # Dots (a year of two or four digits) and hyphens with a two-digit year; not inside a longer
 # run of numbers, a word (``SD17-3-1``) or a path.
-YMD_DOT = re.compile(r"(\d(?<![A-Za-z\d./-]\d)\d(?:\d\d)?)\.(\d{1,2})\.(\d{1,2})(?![\d.]\d|\d)")
-YMD_HYPHEN_SHORT = re.compile(r"(\d(?<![A-Za-z\d./-]\d)\d)-(\d{1,2})-(\d{1,2})(?![\d-])")
+# A section or article number (第3.1.2条, 12.3.4节) is none.
+YMD_DOT = re.compile(r"(\d(?<![A-Za-z\d./第]\d)\d(?:\d\d)?)\.(\d{1,2})\.(\d{1,2})(?![\d.]\d|\d|[节節条條章款项項])")
+YMD_HYPHEN_SHORT = re.compile(r"(\d(?<![A-Za-z\d./第-]\d)\d)-(\d{1,2})-(\d{1,2})(?![\d-]|[节節条條章款项項])")
 
 
 # Not frozen, as pipeline.records.CardMention (a frozen init is 3.6 times slower); unsafe_hash: hashable as before.
@@ -104,14 +106,6 @@ def _year(digits: str) -> int:
     return yy if len(digits) == 4 else 1900 + yy if yy == 99 else 2000 + yy
 
 
-def _possible(y: int, m: int, d: int) -> bool:
-    try:
-        dt.date(y, m, d)
-    except ValueError:
-        return False
-    return True
-
-
 class _Taken:
     """The character ranges already read as dates (disjoint, kept sorted):
     whether a new one overlaps is two comparisons, not a scan, so a
@@ -161,17 +155,15 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
                 y, mo, d = _year(digits), int(m.group(2)), int(m.group(3))
                 # a short year is YY.M.D on a Chinese page only: English pages write D.M.YY as often
                 short_ok = len(digits) == 2 and language != "en"
-                if (short_ok or digits[:2] in ("19", "20")) and _possible(y, mo, d):
+                if (short_ok or digits[:2] in ("19", "20")) and _judge(y, mo, d, today)[1]:
                     add(m, y, mo, d)
     if language == "en" and slash:
         for m in MDY_US.finditer(folded):
             add(m, int(m.group(3)), int(m.group(1)), int(m.group(2)))
+        # US order with a short year too (3/24/17); a token that is no date in US order is kept
+        # invalid, never read in another order (24/3/17 may be day first or year first)
         for m in YMD_SHORT.finditer(folded):
-            a, b, c = m.group(1), int(m.group(2)), m.group(3)
-            if len(c) == 2 and _possible(_year(c), int(a), b):
-                add(m, _year(c), int(a), b)  # US order: 3/24/17
-            else:
-                add(m, _year(a), b, int(c))
+            add(m, _year(m.group(3)), int(m.group(1)), int(m.group(2)))
     elif slash:
         # Most dated texts hold only these; the tokens of one pattern never overlap each other.
         check = bool(found)

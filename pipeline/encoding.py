@@ -109,7 +109,8 @@ def _utf8_declared_otherwise(data: bytes, text: str, source_id: str, declared: s
         return []
     for label in (declared, declared_charset(data)):
         name = encoding_name(label)
-        if name and name != "utf-8":
+        # HTML reads a UTF-16 or UTF-32 label on bytes without a BOM as UTF-8: no contradiction
+        if name and name != "utf-8" and not name.startswith(("utf-16", "utf-32")):
             return [f"{source_id}: declared charset {label} does not fit the bytes; read as utf-8"]
     return []
 

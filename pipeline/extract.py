@@ -1379,10 +1379,24 @@ def _returning_lead_ins(records: list[Record]) -> dict[int, str]:
             listed.append(later.norm.lower())
         for event, words in terms["returning_events"].items():
             if (any(w in lowered for w in words["leaves"])
-                    and any(w in line for line in listed for w in words["returns"])):
+                    and any(_says(line, w) for line in listed for w in words["returns"])):
                 found[i] = event
                 break
     return found
+
+
+_ENGLISH_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't")
+
+
+def _says(lowered: str, phrase: str) -> bool:
+    """Whether lower-cased ``lowered`` holds ``phrase`` without a negation in
+    the 12 characters before it ("is not returned to the field", "cannot return")."""
+    at = lowered.find(phrase)
+    while at >= 0:
+        if not _ENGLISH_NEGATION.search(lowered[max(0, at - 12):at]):
+            return True
+        at = lowered.find(phrase, at + 1)
+    return False
 
 
 def resolve_english_statements(records: list[Record], docs: list[list[_Sentence] | None]) -> None:

@@ -48,7 +48,7 @@ from lxml import etree
 from .chinese import LangTag, char_counts, parse_lang_tag, resolve_script_region
 from .corpus import Source
 from .encoding import decode_bytes
-from .dates import find_dates
+from .dates import find_dates, mark_references
 from .errors import NormalizeError
 from .schema import markers
 
@@ -100,19 +100,75 @@ class Line:
                     tuple(Link(*clip(l.start, l.end), l.href) for l in self.links if l.start >= start and l.end <= end))
 
 
-def split_dated_lines(line: Line, always: bool = False) -> list[Line]:
-    """The parts of ``line`` between its ``<br>`` breaks as lines of their own
-    when at least two of them carry a date stamp (``17/3/24 「A」…<br>17/4/1
-    「B」…``: two rulings, each with its date, in one paragraph) or
-    ``always`` (a line of a line-block); else ``[line]``. A table row
-    (cells) is never split: its cells are its fields."""
+_LETTER = re.compile(r"[^\W\d_]")
+# A line that answers the one before (问：… / 答：…, Q: … / A: …) is part of the same ruling.
+ANSWER_LABEL = re.compile(r"(?:答|回答|A|Ａ)\s*[：:（(]")
+
+
+def _own_date_at(text: str, language: str) -> str | None:
+    """Where ``text`` carries a date of its own (not one it refers to:
+    ``详见17/1/1的…``): ``"alone"`` (a date stamp and no word), ``"start"``
+    (before its first letter), ``"end"``, or None."""
+    dates = find_dates(text, language)
+    own = [d for d in mark_references(text, dates, *_reference_words()) if d.kind != "reference"] if dates else []
+    if not own:
+        return None
+    letter = _LETTER.search(text)
+    if letter is None:
+        return "alone"
+    return "start" if own[0].start < letter.start() else "end"
+
+
+@lru_cache(maxsize=1)
+def _reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    m = markers()
+    return tuple(m["date_reference_before"]), tuple(m["date_reference_after"])
+
+
+def split_dated_lines(line: Line, always: bool = False, language: str = "zh") -> list[Line]:
+    """``line`` cut at its ``<br>`` (or ``<pre>`` newline) breaks into the rulings it holds:
+    every part its own line in a line-block (``always``), else only when at
+    least two parts carry a date of their own (dated rulings one after the
+    other in one paragraph); else ``[line]``. A table row (cells) is never
+    cut: its cells are its fields. See :func:`_rulings` for which parts make
+    one ruling."""
     if not line.breaks or line.cells:
         return [line]
     bounds = (-1, *line.breaks, len(line.text))
-    parts = [(a + 1, b) for a, b in zip(bounds, bounds[1:])]
-    if not always and sum(1 for a, b in parts if find_dates(line.text[a:b])) < 2:
+    spans = [(a + 1, b) for a, b in zip(bounds, bounds[1:]) if line.text[a + 1:b].strip()]
+    dated = [_own_date_at(line.text[a:b], language) for a, b in spans]
+    if not always and sum(d is not None for d in dated) < 2:
         return [line]
-    return [piece for piece in (line.part(a, b) for a, b in parts) if piece.text]
+    return [line.part(a, b) for a, b in _rulings(line.text, spans, dated, always)]
+
+
+def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], always: bool) -> list[tuple[int, int]]:
+    """The character ranges of the rulings among the parts ``spans`` of a
+    line (``dated``: :func:`_own_date_at` of each). A date stamp alone on the first line dates the
+    line after it, as does every such stamp then (``17/3/24<br>「A」…``).
+    In a line-block every other part is a ruling (a stamp alone after a
+    ruling is glued to it later, by extract). Otherwise an answer stays with
+    its question (``答：``, ``A（17/3/24）：``), and the page writes its
+    dates before its rulings (most dated parts carry it before their first
+    letter: a ruling starts at each dated part) or after them (a ruling ends
+    at each dated part; parts after the last one are a ruling of their own)."""
+    date_first = dated[0] == "alone" or (not always and 2 * sum(d == "start" for d in dated)
+                                           > sum(d in ("start", "end") for d in dated))
+    groups: list[list[int]] = []
+    for i, (a, _) in enumerate(spans):
+        if always:
+            new = not (groups and date_first and dated[i - 1] == "alone")
+        elif groups and ANSWER_LABEL.match(text, a):
+            new = False
+        elif date_first:
+            new = bool(dated[i]) or not groups
+        else:
+            new = not groups or bool(dated[groups[-1][-1]])  # the ruling before ended at its date
+        if new:
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+    return [(spans[g[0]][0], spans[g[-1]][1]) for g in groups]
 
 
 @dataclass
@@ -351,11 +407,13 @@ class _LineBuilder:
     """Collects one line of text from text pieces and inline elements, with
     the ranges of struck text and links; elements in ``skip`` (an
     admonition's title, already a section name) and site chrome are left
-    out. Table cells are separated by :data:`CELL_SEPARATOR`."""
+    out. Table cells are separated by :data:`CELL_SEPARATOR`. In ``pre``
+    mode (a ``<pre>``) each newline is a break, as a ``<br>`` is."""
 
-    def __init__(self, skip: frozenset | set = frozenset(), clean: bool = False):
+    def __init__(self, skip: frozenset | set = frozenset(), clean: bool = False, pre: bool = False):
         self.skip = skip
         self.clean = clean  # the page holds no invisible character: clean_text is a no-op on a piece without '&'
+        self.pre = pre
         self.parts: list[str] = []
         self.struck: list[tuple[int, int]] = []
         self.links: list[Link] = []
@@ -365,7 +423,11 @@ class _LineBuilder:
         self.breaks: list[int] = []
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
-        if raw:
+        if raw and self.breaks and self.breaks[-1] == self.pos - 1:
+            raw = raw.lstrip()  # the start of a line after a break: its indentation is no text
+        if raw and self.pre and "\n" in raw:
+            self._pre_text(raw, in_strike)
+        elif raw:
             s = raw if self.clean and "&" not in raw else clean_text(raw)
             if not (s.isprintable() and "  " not in s):  # else no whitespace but single ASCII spaces: as is
                 s = _WHITESPACE.sub(" ", s)
@@ -373,6 +435,22 @@ class _LineBuilder:
             if in_strike:
                 self.struck.append((self.pos, self.pos + len(s)))
             self.pos += len(s)
+
+    def line_break(self) -> None:
+        """A ``<br>`` (or a newline of a ``<pre>``): one space, never two,
+        whose index is a break of the line; white space right after it is dropped."""
+        if not self.parts or self.parts[-1][-1:] != " ":
+            self.parts.append(" ")
+            self.pos += 1
+        self.breaks.append(self.pos - 1)
+
+    def _pre_text(self, raw: str, in_strike: bool) -> None:
+        """Preformatted text: a break at each newline."""
+        for i, piece in enumerate(raw.split("\n")):
+            if i:
+                self.line_break()
+            if piece:
+                self.text(piece, in_strike)
 
     def digit_break(self) -> None:
         """A space between two digit runs that a link boundary separates: two
@@ -397,9 +475,7 @@ class _LineBuilder:
                 outer_strike = frames[-1][0]
                 tag = el.tag
                 if tag == "br":
-                    self.breaks.append(self.pos)
-                    self.parts.append(" ")
-                    self.pos += 1
+                    self.line_break()
                     walker.skip_subtree()
                     frames.append((outer_strike, self.pos, False))
                     continue
@@ -488,17 +564,17 @@ def _blank(run: list) -> bool:
     return all(type(item) is str and item.isspace() for item in run)
 
 
-def _line_from(element, skip: frozenset | set = frozenset(), clean: bool = False) -> Line:
+def _line_from(element, skip: frozenset | set = frozenset(), clean: bool = False, pre: bool = False) -> Line:
     """The text of ``element``'s content (not the element's own tail) as one
     line, with struck ranges and links; ``clean``: the page holds no
-    invisible character (:func:`_clean_page`)."""
-    return _line_of(_items(element), skip, clean)
+    invisible character (:func:`_clean_page`); ``pre``: its newlines are breaks."""
+    return _line_of(_items(element), skip, clean, pre)
 
 
-def _line_of(items, skip: frozenset | set = frozenset(), clean: bool = False) -> Line:
+def _line_of(items, skip: frozenset | set = frozenset(), clean: bool = False, pre: bool = False) -> Line:
     """One line of ``items`` (text and elements, as :func:`_items` gives
     them); a digit right after a link is kept apart from the link's."""
-    builder = _LineBuilder(skip, clean)
+    builder = _LineBuilder(skip, clean, pre)
     after_link = False
     for item in items:
         if isinstance(item, str):
@@ -542,8 +618,9 @@ class _HtmlWalker:
     paragraph, a list item's own text, a table row, a run of text and inline
     markup between two block elements), whatever inline markup it holds."""
 
-    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False) -> None:
+    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False, language: str = "zh") -> None:
         self.clean = clean  # no invisible character in the content (:func:`_clean_page`)
+        self.language = language  # how its dates are written (split_dated_lines)
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
         self.skip: set = set()  # admonition titles, already used as a section name; footnote labels
@@ -582,7 +659,8 @@ class _HtmlWalker:
 
     def emit(self, lines: list[Line], frame: _Frame) -> int | None:
         """Add a block of ``lines`` in ``frame``'s place; returns its index."""
-        lines = [part for l in lines if l.text for part in (split_dated_lines(l) if l.breaks else (l,))]
+        lines = [part for l in lines if l.text
+                 for part in (split_dated_lines(l, language=self.language) if l.breaks else (l,))]
         if not lines:
             return None
         if frame.chrome_lines:
@@ -659,12 +737,15 @@ class _HtmlWalker:
                 self.skip.add(title)
             return frame.child(child, extra=frame.extra + ((label,) if label else ()))
         elif name in BLOCK_TAGS:
-            line = _line_from(child, self.skip, self.clean)
-            heading = _paragraph_heading(child, classes, line.text)
+            line = _line_from(child, self.skip, self.clean, pre=name == "pre")
+            # Only at the top of the content, under a real heading: a paragraph heading never
+            # becomes the page's title, nor outlives a list, admonition or footnote it sits in.
+            top = self.headings and not (frame.extra or frame.bullet or frame.note or frame.parent is not None)
+            heading = _paragraph_heading(child, classes, line.text) if top else None
             if heading:
                 self.heading(PARAGRAPH_HEADING_LEVEL, heading)
             else:
-                self.emit(_pre_lines(child, line) if name == "pre" else [line], frame)
+                self.emit([line], frame)
             frame.bullet = False
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
@@ -686,7 +767,7 @@ class _HtmlWalker:
 
         def flush() -> None:
             if run and not _blank(run):
-                lines.extend(split_dated_lines(_line_of(run, self.skip, self.clean), always=True))
+                lines.extend(split_dated_lines(_line_of(run, self.skip, self.clean), True, self.language))
             run.clear()
 
         stack = [iter(_items(block))]
@@ -703,59 +784,48 @@ class _HtmlWalker:
             if "line-block" in _classes_of(class_value):
                 stack.append(iter(_items(el)))
             elif el.tag != "br" and not _element_kind(el.tag, class_value, role)[0] and el not in self.skip:
-                lines.extend(split_dated_lines(_line_from(el, self.skip, self.clean), always=True))
+                lines.extend(split_dated_lines(_line_from(el, self.skip, self.clean), True, self.language))
         flush()
         return lines
 
 
 # Below any <h1>-<h6>: a paragraph heading nests under the page's last real heading.
 PARAGRAPH_HEADING_LEVEL = 7
-PARAGRAPH_HEADING_CHARS = 40
-_SENTENCE_END = re.compile(r"[。！？!?.;；]\s*$")
+# A card name alone, in bold (a card page's sections): 「死者苏生」, 「死者苏生」：
+CARD_NAME_ONLY = re.compile(r"「[^「」]{1,80}」[：:]?")
 _LAYOUT_BLOCKS = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "dl", "section", "article",
                             *HEADINGS})
 
 
 def _paragraph_heading(el, classes: frozenset[str], text: str) -> str | None:
     """The text of a paragraph that is a heading in all but its tag, or None:
-    Sphinx's ``<p class="rubric">``, or a ``<p>`` whose whole content is one
-    ``<strong>`` / ``<b>`` of at most :data:`PARAGRAPH_HEADING_CHARS`
-    characters that ends no sentence and holds no date (``<p><b>「死者苏生」</b></p>``,
-    ``<p><strong>Card Rulings</strong></p>``); a bold ruling
-    (``<p><b>「A」不能发动。</b></p>``) stays a ruling."""
+    Sphinx's ``<p class="rubric">``, or a ``<p>`` that is wholly one
+    ``<strong>`` / ``<b>`` holding a card name alone (``<p><b>「死者苏生」</b></p>``:
+    the rulings after it are that card's). Any other bold paragraph is a
+    ruling (``<p><b>「A」可以对应「B」发动</b></p>``, ``<p><strong>答：可以</strong></p>``)."""
     if el.tag != "p" or not text:
         return None
     if "rubric" in classes:
         return text
     if len(el) != 1 or el[0].tag not in ("strong", "b") or (el.text or "").strip() or (el[0].tail or "").strip():
         return None
-    if len(text) > PARAGRAPH_HEADING_CHARS or _SENTENCE_END.search(text) or find_dates(text):
-        return None
-    return text
-
-
-def _pre_lines(el, line: Line) -> list[Line]:
-    """A ``<pre>``'s lines as lines of their own when at least two of them
-    carry a date stamp (a plain-text ruling list in preformatted text; links
-    and struck ranges are not kept then), else ``[line]``: one line, as a
-    diagram or a code sample is."""
-    raw = [_collapse(part).strip() for part in "".join(el.itertext()).split("\n")]
-    if sum(1 for part in raw if find_dates(part)) < 2:
-        return [line]
-    return [Line(part) for part in raw if part]
+    return text if CARD_NAME_ONLY.fullmatch(text) else None
 
 
 def _layout_row(tr) -> bool:
     """Whether table row ``tr`` lays out the page rather than holding a
-    record: a cell with a heading, or with three or more block elements, or
-    the table's only cell with two or more (a data table's cell holds a
-    paragraph or two, never sections)."""
+    record: in a table of one or two rows (a data table has a row a
+    record), a cell with a heading, or with three or more block elements, or
+    the table's only cell with two or more."""
+    rows = [r for r in tr.getparent() if r.tag == "tr"]
+    if len(rows) > 2:
+        return False
     cells = [c for c in tr if c.tag in CELL_TAGS]
     for cell in cells:
         blocks = sum(1 for c in cell if c.tag in _LAYOUT_BLOCKS)
         if blocks >= 3 or any(isinstance(d.tag, str) and d.tag in HEADINGS for d in cell.iterdescendants()):
             return True
-        if blocks >= 2 and len(cells) == 1 and len(tr.getparent()) == 1:
+        if blocks >= 2 and len(cells) == 1 and len(rows) == 1:
             return True
     return False
 
@@ -889,7 +959,7 @@ def normalize_html(text: str, source: Source) -> Page:
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
     footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
                              if el.get("id") and _is_footnote(el, _classes(el)))
-    walker = _HtmlWalker(footnote_ids, _clean_page(content))
+    walker = _HtmlWalker(footnote_ids, _clean_page(content), source.language)
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import difflib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -77,6 +78,9 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
         if info_kind in evts and event in kinds:
             raise UsageError(f"{info_kind!r} is an event and {event!r} an info kind: the info kind comes first "
                              f"(rulings ask {event} {info_kind})")
+        if info_kind in evts:
+            raise UsageError(f"{info_kind!r} is an event, not an info kind: the info kind comes first "
+                             f"(rulings ask INFO_KIND {info_kind}; `rulings vocabulary` lists them)")
         if info_kind not in kinds:
             raise UsageError(unknown_name("info kind", info_kind, kinds))
         raise UsageError(unknown_name("event", event, evts))
@@ -118,6 +122,9 @@ def record_provenance(con: duckdb.DuckDBPyConnection, record_id: str) -> dict:
     licence, and lists ``dates`` (raw, date, valid, reason, from_heading,
     faq_id, faq_url), ``cards`` and ``statements``. UsageError when there is
     no such record."""
+    record_id = record_id.strip()
+    if re.fullmatch(r"r[0-9a-f]+", record_id, re.I):
+        record_id = record_id.lower()  # ids are lower-case hex: a pasted "R6F3…" is the same id
     row = con.execute("""SELECT r.*, s.url, s.licence FROM records r JOIN sources s USING (source_id)
                          WHERE record_id = ?""", [record_id]).fetchone()
     if row is None:

@@ -161,6 +161,8 @@ MEASURE_LABELS = {"records": "records", "statements": "statements", "dated_recor
 # A page this small may well double in one edit; a large one that does has changed its layout
 # (rulings written as <br>-separated text in one block came back as one record per link).
 GROWTH_MIN_RECORDS = 20
+# A measure this small may well drop by half in an ordinary edit (two of four card names unquoted).
+SHRINK_MIN = 5
 
 
 class LayoutChange(NamedTuple):
@@ -193,9 +195,9 @@ def page_counts(records: list[Record]) -> dict[str, int]:
 
 
 def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) -> LayoutChange | None:
-    """The first measure in which a page lost more than ``max_shrink`` of
-    what was stored (a markup change is likelier than a mass withdrawal of
-    rulings), else its records if a page of at least
+    """The first measure of at least :data:`SHRINK_MIN` in which a page lost
+    more than ``max_shrink`` of what was stored (a markup change is likelier
+    than a mass withdrawal of rulings), else its records if a page of at least
     :data:`GROWTH_MIN_RECORDS` now gives more than ``1 / (1 - max_shrink)``
     times as many (rulings split at every link or line: the same markup
     change the other way), or None; 1.0 accepts any page."""
@@ -203,7 +205,7 @@ def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) 
         return None
     for what in SHRINK_MEASURES:
         old, new = before.get(what, 0), after.get(what, 0)
-        if old and new < (1 - max_shrink) * old:
+        if old >= SHRINK_MIN and new < (1 - max_shrink) * old:
             return LayoutChange(what, old, new, True)
     old, new = before.get("records", 0), after.get("records", 0)
     if old >= GROWTH_MIN_RECORDS and new * (1 - max_shrink) > old:

@@ -115,7 +115,7 @@ def _manifest_with_line(tmp_path, line: str):
 
 @pytest.mark.parametrize("line, message", [
     ("bad-page\thttps://example.org/p\tzh", "manifest.tsv:3: row has 3 of the header's 10 tab-separated fields "
-     "(id, url, language; script, region, format, licence, path, fetch, notes missing): fields must be separated by tabs"),
+     "(id, url, language; script, region, format, licence, path missing): fields must be separated by tabs"),
     ("bad-page https://example.org/p zh Hans CN html test pages/good-page.html no note",
      "manifest.tsv:3: row has 1 of the header's 10 tab-separated fields (id; url, "),
     ("\t".join(PageSpec("bad-page", "", path="pages/good-page.html").row()) + "\tstray\tmore",
@@ -124,6 +124,22 @@ def _manifest_with_line(tmp_path, line: str):
 def test_a_row_with_too_few_or_too_many_fields_is_refused_naming_them(tmp_path, line, message):
     with pytest.raises(CorpusError, match=re.escape(message)):
         load_manifest(_manifest_with_line(tmp_path, line))
+
+
+@pytest.mark.parametrize("extra_lines", [["   "], ["# a comment\tline"], ["", "\t\t"]])
+def test_blank_and_comment_lines_are_skipped_and_later_lines_keep_their_numbers(tmp_path, extra_lines):
+    corpus = write_corpus(tmp_path / "c", [PageSpec("good-page", GOOD_HTML)])
+    with (corpus / "manifest.tsv").open("a", encoding="utf-8") as fh:
+        fh.write("\n".join(extra_lines) + "\n" + "bad page\n")
+    with pytest.raises(CorpusError, match=f"manifest.tsv:{3 + len(extra_lines)}: row has 1 of"):
+        load_manifest(corpus)
+
+
+def test_a_row_without_its_trailing_optional_fields_is_read(tmp_path):
+    row = PageSpec("bad-page", "", path="pages/good-page.html").row()
+    for kept in (9, 8):  # notes trimmed; fetch and notes trimmed
+        [_, short] = load_manifest(_manifest_with_line(tmp_path / str(kept), "\t".join(row[:kept])))
+        assert (short.id, short.fetch, short.notes, short.problem) == ("bad-page", False, "", "")
 
 
 def test_a_trailing_empty_field_and_a_fetch_typo(tmp_path):

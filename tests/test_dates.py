@@ -25,7 +25,7 @@ TODAY = dt.date(2026, 11, 29)
     # US order with a short year on English pages; YY/M/D where US order is impossible
     ("ruled on 3/24/17", "en", [("3/24/17", "2017-03-24", True)]),
     ("ruled on 3/4/17", "en", [("3/4/17", "2017-03-04", True)]),
-    ("ruled on 17/3/24", "en", [("17/3/24", "2017-03-24", True)]),
+
     ("3/4/17", "zh", [("3/4/17", "2003-04-17", True)]),
 ])
 def test_valid_dates(text, language, expected):
@@ -59,6 +59,21 @@ def test_invalid_dates_are_kept_not_shifted(raw, reason):
 ])
 def test_dotted_and_short_hyphen_forms_are_dates_only_when_they_can_be(text, language):
     assert find_dates(text, language, TODAY) == []
+
+
+@pytest.mark.parametrize("raw", ["24/3/17", "17/3/24", "24/3/2017"])
+def test_a_date_of_an_english_page_that_is_none_in_us_order_is_never_read_in_another(raw):
+    [d] = find_dates(f"ruled on {raw}", "en", TODAY)
+    assert (d.raw, d.iso, d.valid, d.reason) == (raw, None, False, "impossible date")
+
+
+@pytest.mark.parametrize("text", ["见12.3.4节", "第20.1.1条", "98.1.1", "35.2.1", "第17-3-1项"])
+def test_section_numbers_and_out_of_range_dotted_forms_are_no_dates(text):
+    assert find_dates(text, "zh", TODAY) == []
+
+
+def test_two_dotted_dates_joined_by_a_dash_are_both_read():
+    assert [d.iso for d in find_dates("17.3.24-17.3.25", "zh", TODAY)] == ["2017-03-24", "2017-03-25"]
 
 
 def test_a_paragraph_of_many_dates_reads_each_once():

@@ -364,8 +364,10 @@ def test_the_shrink_guard_finds_a_page_that_lost_much_or_split_into_many_more_re
     assert shrinkage(PAGE, after, max_shrink) == found
 
 
-def test_a_small_page_may_double_and_a_new_page_is_never_checked():
+def test_a_small_page_may_double_or_halve_and_a_new_page_is_never_checked():
     assert shrinkage({"records": 19}, {"records": 60}, 0.5) is None
+    assert shrinkage({"records": 3, "card_mentions": 4}, {"records": 3, "card_mentions": 1}, 0.5) is None
+    assert shrinkage({"statements": 5}, {"statements": 2}, 0.5) == LayoutChange("statements", 5, 2, True)
     assert shrinkage({"records": 20}, {"records": 41}, 0.5) == LayoutChange("records", 20, 41, False)
     assert shrinkage({}, {"records": 5000}, 0.5) is None
     assert LayoutChange("records", 20, 41, False).bound(0.5) == "more than 2 times as many"

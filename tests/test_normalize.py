@@ -112,15 +112,28 @@ def _lines(body: str) -> list[str]:
 
 @pytest.mark.parametrize("wrapper", ["<p>{}</p>", "<div>{}</div>", "<ul><li>{}</li></ul>", "<dd>{}</dd>",
                                      "<blockquote>{}</blockquote>"])
-def test_dated_rulings_separated_by_br_are_lines_of_their_own(wrapper):
-    body = "17/3/24 「A」的效果适用。<br>补充：同上。<br/> <br>「B」的效果不适用。（2018.1.5）<br>「C」不能发动。18/2/1"
-    assert _lines(wrapper.format(body)) == [
-        "17/3/24 「A」的效果适用。", "补充：同上。", "「B」的效果不适用。（2018.1.5）", "「C」不能发动。18/2/1"]
+@pytest.mark.parametrize("body, rulings", [
+    # dates after the rulings: a ruling ends at its date; a line before it without one is part of it
+    ("「A」的效果适用。17/3/24<br>补充：同上。<br/> <br>「B」的效果不适用。（2018.1.5）<br>「C」不能发动。18/2/1<br>另：待定",
+     ["「A」的效果适用。17/3/24", "补充：同上。 「B」的效果不适用。（2018.1.5）", "「C」不能发动。18/2/1", "另：待定"]),
+    # dates before the rulings: a ruling starts at its date; a line after it without one is part of it
+    ("17/3/24 「A」的效果适用。<br>连锁「X」也一样。<br>17/4/1 「B」不能发动。",
+     ["17/3/24 「A」的效果适用。 连锁「X」也一样。", "17/4/1 「B」不能发动。"]),
+    # a date stamp alone before each ruling dates the one after it
+    ("17/3/24<br>「A」的效果可以发动。<br>17/4/1<br>「B」的效果不能发动。",
+     ["17/3/24 「A」的效果可以发动。", "17/4/1 「B」的效果不能发动。"]),
+    # an answer stays with its question, whatever their dates
+    ("Q（17/3/20提问）：「A」可以发动吗？<br>A（17/3/24回答）：可以。<br>问：「B」呢？17/4/1<br>答：不能。17/4/2",
+     ["Q（17/3/20提问）：「A」可以发动吗？ A（17/3/24回答）：可以。", "问：「B」呢？17/4/1 答：不能。17/4/2"]),
+])
+def test_dated_rulings_separated_by_br_are_lines_of_their_own(wrapper, body, rulings):
+    assert _lines(wrapper.format(body)) == rulings
 
 
 @pytest.mark.parametrize("body", [
     "问：「A」能否发动？<br>答：可以发动。17/3/24",  # a question and its answer: one dated ruling
     "「A」的效果<br>不适用。",  # a line wrapped by hand, no date
+    "「A」可以发动。17/3/24<br>（详见17/1/1的「B」的裁定）",  # a date it refers to is no date of its own
 ])
 def test_a_br_inside_one_ruling_stays_a_space(body):
     assert _lines(f"<p>{body}</p>") == [body.replace("<br>", " ")]
@@ -149,13 +162,11 @@ def _sections(body: str) -> list[tuple[tuple[str, ...], str]]:
     return [(b.section, l.text) for b in normalize(html.encode("utf-8"), source()).blocks for l in b.lines]
 
 
-def test_a_bold_paragraph_or_a_rubric_is_a_heading_under_the_last_real_one():
+def test_a_bold_card_name_or_a_rubric_is_a_heading_under_the_last_real_one():
     body = ("<h2>规则</h2><p><strong>「死者苏生」</strong></p><p>「死者苏生」不能发动。17/3/24</p>"
-            "<p> <b>Card <i>Rulings</i></b> </p><p>Ruling one.</p><p class='rubric'>其他</p><p>「A」可以。</p>"
-            "<h2>下一节</h2><p>「B」可以。</p>")
+            "<p class='rubric'>其他</p><p>「A」可以。</p><h2>下一节</h2><p>「B」可以。</p>")
     assert _sections(body) == [
         (("页", "规则", "「死者苏生」"), "「死者苏生」不能发动。17/3/24"),
-        (("页", "规则", "Card Rulings"), "Ruling one."),
         (("页", "规则", "其他"), "「A」可以。"),
         (("页", "下一节"), "「B」可以。"),
     ]
@@ -163,21 +174,60 @@ def test_a_bold_paragraph_or_a_rubric_is_a_heading_under_the_last_real_one():
 
 @pytest.mark.parametrize("paragraph", [
     "<p><b>「A」不能发动。</b></p>",  # a sentence: a bold ruling
-    "<p><strong>Can it be activated?</strong></p>",
-    "<p><b>「A」17/3/24</b></p>",  # a date: a ruling
+    "<p><b>「死者苏生」可以对应「灰流丽」发动</b></p>",  # no full stop, still a ruling
+    "<p><strong>答：可以</strong></p>",
+    "<p><b>可以发动（调整中）</b></p>",
+    "<p><strong>Yes, you can chain Book of Moon</strong></p>",
+    "<p><b>No</b></p>",
     "<p><b>有效果的发动=产生连锁=进入连锁</b>。</p>",  # text outside the bold part
     "<p>注意：<b>不能发动</b></p>",
-    f"<p><b>{'长' * 41}</b></p>",  # longer than a heading
-    "<p><b>一</b><b>二</b></p>",
+    "<p><b>「一」</b><b>「二」</b></p>",
 ])
 def test_a_bold_ruling_stays_a_ruling(paragraph):
-    [(section, _)] = _sections("<h2>规则</h2>" + paragraph)
-    assert section == ("页", "规则")
+    [(section, text)] = _sections("<h2>规则</h2>" + paragraph)
+    assert section == ("页", "规则") and text
+
+
+@pytest.mark.parametrize("body", [
+    "<p><b>「公告」</b></p><h1>页</h1><p>「A」可以。</p>",  # before the first heading: never the title
+    "<h1>页</h1><ul><li><p><strong>「X」</strong></p></li></ul><p>「A」可以。</p>",  # inside a list
+    "<h1>页</h1><div class='admonition note'><p class='admonition-title'>备注</p><p><b>「X」</b></p></div>"
+    "<p>「A」可以。</p>",  # inside an admonition
+])
+def test_a_paragraph_heading_outside_the_top_level_or_before_the_title_is_a_ruling(body):
+    html = f"<html><head><title>t</title></head><body><article role='main'>{body}</article></body></html>"
+    blocks = normalize(html.encode("utf-8"), source()).blocks
+    assert [(b.section, l.text) for b in blocks for l in b.lines][-1] == (("页",), "「A」可以。")
 
 
 def test_a_pre_without_dated_lines_is_one_line_as_a_diagram_is():
     assert _sections("<pre>开始步骤\n   ↓\n结束步骤 17/3/24</pre>") == [(("页",), "开始步骤 ↓ 结束步骤 17/3/24")]
 
 
+def test_dated_lines_of_a_pre_keep_their_struck_text_and_continuations():
+    html = ("<html><head><title>t</title></head><body><article role='main'><h1>页</h1><pre>"
+            "<del>17/3/24 「A」的效果不能发动。</del>\n17/4/1 「A」的效果可以发动。\n  连锁「B」也可以。\n</pre>"
+            "</article></body></html>")
+    [block] = normalize(html.encode("utf-8"), source()).blocks
+    assert [l.text for l in block.lines] == ["17/3/24 「A」的效果不能发动。", "17/4/1 「A」的效果可以发动。 连锁「B」也可以。"]
+    assert [(l.text[a:b]) for l in block.lines for a, b in l.struck] == ["17/3/24 「A」的效果不能发动。"]
+
+
+def test_an_english_page_splits_at_its_own_date_forms():
+    html = ("<html><head><title>t</title></head><body><article role='main'><h1>Page</h1>"
+            "<p>Book of Moon can be chained. (04/07/2004)<br>It cannot target a token. (05/01/2005)</p></article>"
+            "</body></html>")
+    lines = [l.text for b in normalize(html.encode("utf-8"), source(language="en", script="Latn", region="")).blocks
+             for l in b.lines]
+    assert lines == ["Book of Moon can be chained. (04/07/2004)", "It cannot target a token. (05/01/2005)"]
+
+
 def test_a_data_table_cell_with_a_paragraph_stays_a_field_of_its_row():
     assert _sections("<table><tr><td><p>a</p><p>b</p></td><td>c</td></tr></table>") == [(("页",), "a b | c")]
+
+
+def test_rows_of_a_data_table_stay_records_whatever_their_cells_hold():
+    rows = "".join(f"<tr><td>问{i}</td><td><p>可以。</p><p>但是不能连锁。</p><p>17/3/2{i}</p></td></tr>" for i in range(3))
+    rows += "<tr><td><h4>小节</h4></td><td>x</td></tr>"
+    texts = [t for _, t in _sections(f"<table>{rows}</table>")]
+    assert texts == [f"问{i} | 可以。 但是不能连锁。 17/3/2{i}" for i in range(3)] + ["小节 | x"]

@@ -407,7 +407,7 @@ def test_a_term_writes_its_spellings_as_alternatives(monkeypatch):
 
 # --------------------------------------------------------------------------- rulesets
 
-def test_on_equal_dates_an_ocg_ruling_wins_over_more_rulings_of_another_ruleset():
+def test_an_ocg_ruling_decides_over_any_ruling_of_another_ruleset():
     from dataclasses import replace
 
     from pipeline.compile import other_rulesets
@@ -431,4 +431,6 @@ def test_on_equal_dates_an_ocg_ruling_wins_over_more_rulings_of_another_ruleset(
     assert counted.verdict == "kept"  # without rulesets the three rulings outnumber the one
     dated = replace(edison[0], statements=[Statement("flip_summoned", "temp_banish", "kept", dates=("2020-01-01",))])
     [later] = [r for r in compile_rules([ocg, dated], other=other) if (r.info_kind, r.event) == pair]
-    assert later.verdict == "kept"  # a later ruling of another ruleset still wins: dates come first
+    assert later.verdict == "lost" and later.conflicts[0]["latest_date"] == "2020-01-01"  # not even a later one
+    [alone] = [r for r in compile_rules([dated], other=other) if (r.info_kind, r.event) == pair]
+    assert alone.verdict == "kept"  # where the OCG is silent, another ruleset's ruling decides

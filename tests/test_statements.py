@@ -224,6 +224,9 @@ def test_an_english_lead_in_naming_how_a_monster_leaves_and_returns_states_temp_
     [line for line in IMT if not line.startswith("returns")],  # never said to come back: banished for good
     ["A monster banished by this effect:", "remembers it was Flip Summoned.", "A monster returns to the field:"],
     ["A monster removed from play by this effect:", "is Special Summoned again.", "remembers it was Flip Summoned."],
+    ["A monster banished by this card:", "is not returned to the field.", "forgets it was Special Summoned."],
+    ["A monster banished by this card:", "cannot return to the field.", "forgets it was Special Summoned."],
+    ["A monster banished by this card:", "never returns to the field.", "forgets it was Special Summoned."],
 ])
 def test_a_lead_in_naming_how_a_monster_leaves_states_nothing_unless_its_list_says_it_returns(lines):
     assert all(not statements for statements in english(lines))
