@@ -233,9 +233,9 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     # An exception ("但是…": basis exception) never decides a rule the other rulings make, nor
     # does a ruling of another ruleset than the OCG's where the OCG has ruled on the pair: both
     # are listed, as support or as conflicts, beside the rulings that decide.
-    has_ocg = any(r.source_id not in other for r, _ in items)
+    has_ocg = any(r.source_id not in other for r, s in items if s.basis != "exception")
     decides = [s.basis != "exception" and (not has_ocg or r.source_id not in other) for r, s in items]
-    if not any(decides):
+    if not any(decides):  # exceptions alone: they decide, as the only rulings there are
         decides = [True] * len(items)
     deciding = [pair for pair, d in zip(items, decides) if d]
     aside: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)

@@ -188,9 +188,9 @@ def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
     out = []
     longest = max(map(len, after), default=0)
     for d in dates:
-        lead = _CLAUSE_END.split(text[max(0, d.start - window):d.start])[-1]
-        tail = text[d.end:d.end + longest]
-        refers = any(w in lead for w in before) or any(tail.startswith(w) for w in after)
+        lead = _CLAUSE_END.split(text[max(0, d.start - window):d.start])[-1].lower()  # "See the ruling of…"
+        tail = text[d.end:d.end + longest].lower()
+        refers = any(w.lower() in lead for w in before) or any(tail.startswith(w.lower()) for w in after)
         out.append(RulingDate(d.raw, d.start, d.end, d.iso, d.valid, d.reason, "reference") if refers else d)
     return out
 

@@ -221,25 +221,40 @@ class CharTokenizer:
 
 def _merge_continued(lines: list[Line]) -> list[Line]:
     """Join a line ending in a comma with the next one (one sentence across
-    lines), and a line of date stamps alone with the ruling before it; drop
-    lines with no word and no date (page numbers, bullets, stray marks)."""
+    lines), and a line of date stamps alone with the ruling before it, or
+    with the one after it where the block opens with such a line (a page
+    that writes its dates before its rulings: ``17/3/24`` / ``「A」…``);
+    drop lines with no word and no date (page numbers, bullets, stray marks)."""
     out: list[Line] = []
+    date_first: bool | None = None  # decided by the block's first line
+    held: Line | None = None  # a stamp waiting for the ruling after it
     for line in lines:
         wordless = not _WORDS.search(line.text)
         if wordless and not find_dates(line.text):
             continue
+        if date_first is None:
+            date_first = wordless
+        if wordless and date_first:
+            held = _joined(held, line, " ") if held else line
+            continue
+        if held is not None:
+            line, held = _joined(held, line, " "), None
         if out and (out[-1].text.endswith(("，", "、", ",")) or wordless):
             glue = " " if wordless else ""  # a stamp alone stays apart from the text it dates
-            prev = out.pop()
-            shift = len(prev.text) + len(glue)
-            out.append(Line(
-                prev.text + glue + line.text,
-                prev.struck + tuple((a + shift, b + shift) for a, b in line.struck),
-                prev.links + tuple(type(l)(l.start + shift, l.end + shift, l.href) for l in line.links),
-            ))
+            out.append(_joined(out.pop(), line, glue))
         else:
             out.append(line)
+    if held is not None:  # a stamp after the block's last ruling: it dates that one
+        out.append(_joined(out.pop(), held, " ") if out else held)
     return out
+
+
+def _joined(first: Line, second: Line, glue: str) -> Line:
+    """``first`` and ``second`` as one line, ``glue`` between them."""
+    shift = len(first.text) + len(glue)
+    return Line(first.text + glue + second.text,
+                first.struck + tuple((a + shift, b + shift) for a, b in second.struck),
+                first.links + tuple(type(l)(l.start + shift, l.end + shift, l.href) for l in second.links))
 
 
 def split_sentences(text: str, language: str) -> list[tuple[int, int]]:
@@ -714,10 +729,18 @@ _FLIPPED = {"kept": "lost", "lost": "kept"}
 def _negated(text: str, start: int, before: list[_Term], window: int = 8) -> bool:
     """Whether a negator (``不会``, ``没有``: ``schema/retention_terms.json``)
     stands before the verdict word at ``start`` in its clause, with no other
-    verdict between: ``不会复原`` says kept, ``攻击过的事实不会因变成里侧消失`` too."""
+    verdict between: ``不会复原`` says kept, ``攻击过的事实不会因变成里侧消失`` too,
+    and so does a negator before a cause (``不会因为变成里侧表示而消失``)."""
     since = max([t.end for t in before if t.kind == "VERDICT"] + [start - window, 0])
     lead = _clause_delimiter().split(text[since:start])[-1]
-    return any(neg in lead for neg in retention_terms()["negators"])
+    if any(neg in lead for neg in retention_terms()["negators"]):
+        return True
+    # "不会因为变成里侧表示而消失": the negator stands before the cause, any length back in the clause
+    clause = _clause_delimiter().split(text[max([t.end for t in before if t.kind == "VERDICT"] + [0]):start])[-1]
+    return bool(_NEGATED_CAUSE.search(clause))
+
+
+_NEGATED_CAUSE = re.compile(r"(?:不会|不)因(?:为)?[^，,。；;]*而$")
 
 
 @lru_cache(maxsize=1)
@@ -921,10 +944,19 @@ class _SentenceReader:
             self.kinds_before.append(x.value)
             if not self.seen_events:
                 self.lead.append(x.value)
-            if self.text[x.end:x.end + 6].lstrip("』").startswith(tuple(self.t["information_nouns"])):
+            if self._named_as_information(x):
                 self.named_info.add(x.value)  # 『攻击过』的情报: the information itself, not a description
         else:
             self.other_kind = True
+
+    def _named_as_information(self, x: _Term) -> bool:
+        """Whether kind term ``x`` is named as information (``『攻击过』的情报``
+        …), the ruling's subject: not a modifier of another noun
+        (``持有『攻击过』的情报的怪兽``: after ``有``, or before ``的``)."""
+        after = self.text[x.end:x.end + 8].lstrip("』")
+        noun = next((n for n in self.t["information_nouns"] if after.startswith(n)), None)
+        return (noun is not None and not after[len(noun):].startswith("的")
+                and "有" not in self.text[max(0, x.start - 3):x.start])
 
     def _event(self, x: _Term) -> None:
         if self.ctx.strict and self.text[x.start:x.end] in self.t["events_in_topics_only"]:
@@ -992,11 +1024,16 @@ class _SentenceReader:
     def _elliptical(self) -> list[str]:
         """Outside a topic section, the kinds of the ruling just before in
         the block (``ctx.block_kinds``, one ruling back) for a sentence that
-        names no kind and no card: ``被一时除外的场合丢失。`` after
-        ``『攻击过』的情报在变成里侧表示后不会丢失。`` goes on speaking of it."""
-        if not self.ctx.block_kinds or "「" in self.text or any(t.kind in ("KIND", "KIND*") for t in self.terms):
+        is only an event, a verdict word and ``elliptical_words``:
+        ``被一时除外的场合丢失。`` after ``『攻击过』的情报在变成里侧表示后不会丢失。``
+        goes on speaking of it; ``魔法·陷阱卡被盖放的场合，…不适用`` does not."""
+        if not self.ctx.block_kinds:
             return []
-        return self.ctx.block_kinds
+        rest = self.text
+        for t in sorted((t for t in self.terms if t.kind in ("EVENT", "VERDICT")), key=lambda t: -t.start):
+            rest = rest[:t.start] + " " + rest[t.end:]
+        rest = _elliptical_words().sub("", TRAILING_DATES.sub("", rest))
+        return self.ctx.block_kinds if not _WORDS.search(rest) else []
 
     def _strict_outcome_kinds(self, objects: list[str]) -> list[str]:
         """Outside a topic section, the kinds an outcome word speaks of: only
@@ -1126,6 +1163,13 @@ def _outcome_kinds(x: _Term, named: list[str], ctx: _Context, text: str, clause_
 
 
 @lru_cache(maxsize=4)
+@lru_cache(maxsize=1)
+def _elliptical_words() -> re.Pattern:
+    """``elliptical_words`` of ``schema/retention_terms.json`` (longest first) and the negators."""
+    t = retention_terms()
+    return re.compile(alternation(t["elliptical_words"] + t["negators"]))
+
+
 def _specific_kinds(all_kinds: tuple[str, ...]) -> frozenset[str]:
     """Kinds read in any retention topic section: all but ``generic_kinds``."""
     return frozenset(all_kinds) - frozenset(retention_terms()["generic_kinds"])

@@ -101,22 +101,28 @@ class Line:
 
 
 _LETTER = re.compile(r"[^\W\d_]")
-# A line that answers the one before (问：… / 答：…, Q: … / A: …) is part of the same ruling.
-ANSWER_LABEL = re.compile(r"(?:答|回答|A|Ａ)\s*[：:（(]")
+# Questions and answers (问：… / 答：…, Q1: … / A（17/3/24）: …): a question starts a ruling, its
+# answer stays with it, a date stamp before either label allowed.
+_STAMP = r"[\d/.\-年月日\s]*"
+QUESTION_LABEL = re.compile(_STAMP + r"(?:问|提问|Q|Ｑ)\d*\s*[：:（(]")
+ANSWER_LABEL = re.compile(_STAMP + r"(?:答|回答|A|Ａ)\d*\s*[：:（(]")
 
 
 def _own_date_at(text: str, language: str) -> str | None:
     """Where ``text`` carries a date of its own (not one it refers to:
     ``详见17/1/1的…``): ``"alone"`` (a date stamp and no word), ``"start"``
-    (before its first letter), ``"end"``, or None."""
+    (in its first third: ``17/3/24 「A」…``, ``①17/3/24 …``, ``Ruling (3/24/17): …``),
+    ``"end"``, or None."""
     dates = find_dates(text, language)
     own = [d for d in mark_references(text, dates, *_reference_words()) if d.kind != "reference"] if dates else []
     if not own:
         return None
-    letter = _LETTER.search(text)
-    if letter is None:
+    if not _LETTER.search(_STAMP_CHARS.sub("", text)):
         return "alone"
-    return "start" if own[0].start < letter.start() else "end"
+    return "start" if own[0].start * 3 < len(text.rstrip()) else "end"
+
+
+_STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp alone is written with
 
 
 @lru_cache(maxsize=1)
@@ -144,24 +150,24 @@ def split_dated_lines(line: Line, always: bool = False, language: str = "zh") ->
 
 def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], always: bool) -> list[tuple[int, int]]:
     """The character ranges of the rulings among the parts ``spans`` of a
-    line (``dated``: :func:`_own_date_at` of each). A date stamp alone on the first line dates the
-    line after it, as does every such stamp then (``17/3/24<br>「A」…``).
-    In a line-block every other part is a ruling (a stamp alone after a
-    ruling is glued to it later, by extract). Otherwise an answer stays with
-    its question (``答：``, ``A（17/3/24）：``), and the page writes its
-    dates before its rulings (most dated parts carry it before their first
-    letter: a ruling starts at each dated part) or after them (a ruling ends
-    at each dated part; parts after the last one are a ruling of their own)."""
-    date_first = dated[0] == "alone" or (not always and 2 * sum(d == "start" for d in dated)
-                                           > sum(d in ("start", "end") for d in dated))
+    line (``dated``: :func:`_own_date_at` of each). In a line-block every part
+    is a ruling (a stamp alone is glued to its ruling by extract). Otherwise
+    a question starts a ruling and its answer stays with it, and the page
+    writes its dates before its rulings (a stamp alone on the first part, or
+    most dated parts carry theirs in their first third: a ruling starts at
+    each dated part) or after them (a ruling ends at each dated part; parts
+    after the last one are a ruling of their own)."""
+    if always:
+        return spans
+    date_first = dated[0] == "alone" or 2 * sum(d == "start" for d in dated) > sum(d in ("start", "end") for d in dated)
     groups: list[list[int]] = []
     for i, (a, _) in enumerate(spans):
-        if always:
-            new = not (groups and date_first and dated[i - 1] == "alone")
-        elif groups and ANSWER_LABEL.match(text, a):
+        if groups and ANSWER_LABEL.match(text, a):
             new = False
+        elif QUESTION_LABEL.match(text, a):
+            new = True
         elif date_first:
-            new = bool(dated[i]) or not groups
+            new = bool(dated[i]) and not (dated[i - 1] == "alone" if i else False) or not groups
         else:
             new = not groups or bool(dated[groups[-1][-1]])  # the ruling before ended at its date
         if new:
@@ -814,11 +820,15 @@ def _paragraph_heading(el, classes: frozenset[str], text: str) -> str | None:
 
 def _layout_row(tr) -> bool:
     """Whether table row ``tr`` lays out the page rather than holding a
-    record: in a table of one or two rows (a data table has a row a
-    record), a cell with a heading, or with three or more block elements, or
-    the table's only cell with two or more."""
-    rows = [r for r in tr.getparent() if r.tag == "tr"]
-    if len(rows) > 2:
+    record: in a table of one or two rows (``thead``, ``tbody`` counted
+    together) without header cells (a data table has a row a record, and
+    most have headers), a cell with a heading, or with three or more block
+    elements, or the table's only cell with two or more."""
+    table = tr.getparent()
+    if table is not None and table.tag in ("thead", "tbody", "tfoot"):
+        table = table.getparent()
+    rows = [r for r in table.iter("tr")] if table is not None else [tr]
+    if len(rows) > 2 or any(c.tag == "th" for r in rows for c in r):
         return False
     cells = [c for c in tr if c.tag in CELL_TAGS]
     for cell in cells:

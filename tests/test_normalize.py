@@ -125,6 +125,16 @@ def _lines(body: str) -> list[str]:
     # an answer stays with its question, whatever their dates
     ("Q（17/3/20提问）：「A」可以发动吗？<br>A（17/3/24回答）：可以。<br>问：「B」呢？17/4/1<br>答：不能。17/4/2",
      ["Q（17/3/20提问）：「A」可以发动吗？ A（17/3/24回答）：可以。", "问：「B」呢？17/4/1 答：不能。17/4/2"]),
+    # a question starts a ruling, dated or not, and a date may stand before the answer
+    ("问：「A」能发动吗？（17/3/24）<br>答：不能。<br>问：「B」呢？（17/4/1）<br>答：可以。",
+     ["问：「A」能发动吗？（17/3/24） 答：不能。", "问：「B」呢？（17/4/1） 答：可以。"]),
+    ("问：「A」能发动吗？<br>17/3/24 答：不能。<br>问：「B」呢？<br>17/4/1 答：可以。",
+     ["问：「A」能发动吗？ 17/3/24 答：不能。", "问：「B」呢？ 17/4/1 答：可以。"]),
+    # a label or an ordinal before the date: still dates before rulings
+    ("①17/3/24 「A」不能发动。<br>补充说明。<br>②17/4/1 「B」可以发动。",
+     ["①17/3/24 「A」不能发动。 补充说明。", "②17/4/1 「B」可以发动。"]),
+    ("日期：17/3/24 「C」不能发动。<br>补充。<br>日期：17/4/1 「D」可以。",
+     ["日期：17/3/24 「C」不能发动。 补充。", "日期：17/4/1 「D」可以。"]),
 ])
 def test_dated_rulings_separated_by_br_are_lines_of_their_own(wrapper, body, rulings):
     assert _lines(wrapper.format(body)) == rulings
@@ -224,6 +234,27 @@ def test_an_english_page_splits_at_its_own_date_forms():
 
 def test_a_data_table_cell_with_a_paragraph_stays_a_field_of_its_row():
     assert _sections("<table><tr><td><p>a</p><p>b</p></td><td>c</td></tr></table>") == [(("页",), "a b | c")]
+
+
+@pytest.mark.parametrize("body", [
+    '<div class="line-block">17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。</div>',
+    '<div class="line-block"><div class="line">17/3/24</div><div class="line">「A」不能发动。</div>'
+    '<div class="line">17/4/1</div><div class="line">「B」可以。</div></div>',
+])
+def test_a_line_block_that_writes_its_dates_first_dates_the_ruling_after_each(body):
+    from pipeline.extract import extract
+    from pipeline.schema import info_kinds
+
+    html = f"<html><head><title>t</title></head><body><article role='main'><h1>页</h1>{body}</article></body></html>"
+    records = extract(normalize(html.encode("utf-8"), source()), info_kinds())
+    assert [(r.text, r.valid_dates) for r in records] == [("17/3/24 「A」不能发动。", ("2017-03-24",)),
+                                                          ("17/4/1 「B」可以。", ("2017-04-01",))]
+
+
+def test_a_table_with_a_header_row_is_data_whatever_its_cells_hold():
+    body = ("<table><thead><tr><th>日期</th><th>裁定</th></tr></thead><tbody><tr><td>17/3/24</td>"
+            "<td><p>「A」不能发动。</p><p>理由一。</p><p>理由二。</p></td></tr></tbody></table>")
+    assert [t for _, t in _sections(body)] == ["日期 | 裁定", "17/3/24 | 「A」不能发动。 理由一。 理由二。"]
 
 
 def test_rows_of_a_data_table_stay_records_whatever_their_cells_hold():

@@ -211,6 +211,9 @@ def logged(text: str) -> set[tuple[str, str, str]]:
      {("destroyed_by_battle", "face_down", "lost"), ("destroyed_by_battle", "temp_banish", "kept")}),
     ("「甲」攻击后变成里侧再反转的场合，由于攻击过的事实不会因变成里侧消失，仍然不能发动①效果。",
      {("attack_declared", "face_down", "kept")}),
+    # a negator before the cause, however far back in the clause
+    ("『攻击过』的事实不会因为变成里侧表示而消失。", {("attack_declared", "face_down", "kept")}),
+    ("攻击过的情报因为变成里侧表示而丢失。", {("attack_declared", "face_down", "lost")}),
 ])
 def test_a_logged_ruling_states_what_it_names_itself(text, expected):
     assert logged(text) == expected
@@ -228,6 +231,10 @@ def test_a_logged_ruling_states_what_it_names_itself(text, expected):
     "用自身效果召唤的「甲」在被一时除外后回到场上，是否还能特殊胜利，调整中。",
     # no event
     "自身①的方法特殊召唤的「甲」不能再发动②效果。",
+    # information named inside a noun phrase: the verdict is another noun's
+    "持有『攻击过』的情报的怪兽被一时除外的场合，那只怪兽装备的卡的效果不再适用。",
+    "有攻击过的事实的怪兽变成里侧表示的场合，「甲」的效果不适用。",
+    "没有『攻击过』的情报的怪兽变成里侧表示的场合，不会丢失任何东西。",
 ])
 def test_a_logged_ruling_that_names_no_kind_of_its_own_states_nothing(text):
     assert logged(text) == set()
@@ -249,6 +256,10 @@ def test_a_logged_ruling_that_names_no_kind_goes_on_with_the_ruling_just_before(
 @pytest.mark.parametrize("second", [
     "「乙」被一时除外的场合丢失。",  # a card of its own: another ruling
     "攻击力在被一时除外后丢失。",  # a kind of its own (a generic one): not the one before
+    "魔法·陷阱卡被盖放的场合，那张卡的效果不适用。",  # a noun of its own takes the verdict
+    "这张卡被一时除外的场合，装备卡会被破坏，这个效果不适用。",
+    "场地魔法被一时除外的话，效果不再适用。",
+    "变成里侧表示的怪兽的效果无效化的场合，那个效果仍然适用。",
 ])
 def test_a_logged_ruling_with_a_card_or_kind_of_its_own_does_not_go_on_with_the_one_before(second):
     assert logged_lines("『这个回合召唤·特殊召唤』的情报即使变成里侧也不会丢失。", second)[1] == set()
@@ -434,3 +445,9 @@ def test_an_ocg_ruling_decides_over_any_ruling_of_another_ruleset():
     assert later.verdict == "lost" and later.conflicts[0]["latest_date"] == "2020-01-01"  # not even a later one
     [alone] = [r for r in compile_rules([dated], other=other) if (r.info_kind, r.event) == pair]
     assert alone.verdict == "kept"  # where the OCG is silent, another ruleset's ruling decides
+    # an exception (但是…) never decides, even the OCG's against another ruleset's rule
+    exception = replace(ocg, statements=[Statement("flip_summoned", "temp_banish", "kept", basis="exception",
+                                                   dates=("2020-01-01",))])
+    rule = replace(edison[0], statements=[Statement("flip_summoned", "temp_banish", "lost")])
+    [ruled] = [r for r in compile_rules([exception, rule], other=other) if (r.info_kind, r.event) == pair]
+    assert ruled.verdict == "lost" and [c["verdict"] for c in ruled.conflicts] == ["kept"]
