@@ -148,9 +148,10 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
     for m in YMD_ISO.finditer(folded) if iso else ():
         y, mo, d = (g for g in m.groups() if g is not None)
         add(m, int(y), int(mo), int(d))
-    if hyphen or "." in folded:
-        for pattern in (YMD_DOT, YMD_HYPHEN_SHORT):
-            for m in pattern.finditer(folded):
+    dotted = "." in folded
+    if hyphen or dotted:
+        for pattern in (YMD_DOT if dotted else None, YMD_HYPHEN_SHORT if hyphen else None):
+            for m in pattern.finditer(folded) if pattern else ():
                 digits = m.group(1)
                 y, mo, d = _year(digits), int(m.group(2)), int(m.group(3))
                 # a short year is YY.M.D on a Chinese page only: English pages write D.M.YY as often
@@ -181,7 +182,8 @@ _CLAUSE_END = re.compile(r"[。；;！？!?]")
 def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
                     after: tuple[str, ...], window: int = 12) -> list[RulingDate]:
     """``dates`` with the kind ``reference`` where the text refers to an
-    earlier ruling by its date: a word of ``before`` (``详见``, ``参照``)
+    earlier ruling by its date (words in lower case; the text is compared
+    lower-cased): a word of ``before`` (``详见``, ``参照``)
     within ``window`` characters before the date in the same clause, or a
     word of ``after`` (``的``) right after it (the date used as an
     attribute: ``2023/1/6的「德梅特爷爷」``)."""
@@ -190,7 +192,7 @@ def mark_references(text: str, dates: list[RulingDate], before: tuple[str, ...],
     for d in dates:
         lead = _CLAUSE_END.split(text[max(0, d.start - window):d.start])[-1].lower()  # "See the ruling of…"
         tail = text[d.end:d.end + longest].lower()
-        refers = any(w.lower() in lead for w in before) or any(tail.startswith(w.lower()) for w in after)
+        refers = any(w in lead for w in before) or any(tail.startswith(w) for w in after)
         out.append(RulingDate(d.raw, d.start, d.end, d.iso, d.valid, d.reason, "reference") if refers else d)
     return out
 

@@ -44,7 +44,7 @@ from .cards import card_index
 from .chinese import canonical_text, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import Line, Page, alternation, bare_label, label_line
+from .normalize import Line, Page, alternation, bare_label, label_line, reference_words
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
@@ -535,7 +535,7 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
     《》 quotes that name a known card."""
     dates = find_dates(record.text, language)
     if dates:
-        dates = mark_references(record.text, dates, *_reference_words())
+        dates = mark_references(record.text, dates, *reference_words())
     record.dates = dates
     if record.links and record.dates:
         faq_links = [(start, end, href, fid) for start, end, href in record.links if (fid := _faq_id(href))]
@@ -561,14 +561,6 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), links.at(q),
                                                 norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
         record.cards.sort(key=lambda c: c.start)
-
-
-@lru_cache(maxsize=1)
-def _reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The words before and after a date that make it a date the text refers
-    to (``schema/markers.json``), for :func:`pipeline.dates.mark_references`."""
-    m = markers()
-    return tuple(m["date_reference_before"]), tuple(m["date_reference_after"])
 
 
 @lru_cache(maxsize=1 << 14)  # a page links the same FAQ entries and card pages over and over
@@ -1273,7 +1265,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     carried: dict[int, list[str]] = {}
     for record, sentences in zip(records, docs):
         section = record.norm_section or record.section
-        carry = carried.pop(record.block, None)
+        carry = carried.pop(record.block, None) if carried else None
         if sentences is None:
             continue
         cfg = _section_config(section)
@@ -1496,7 +1488,8 @@ def layout_warnings(records: list[Record], source_id: str) -> list[str]:
     """Warnings about how a page was cut into records (a list of at most one
     line): records holding :data:`RUN_TOGETHER_DATES` or more date stamps of
     their own, the first named by its position (1-based) and section."""
-    crowded = [(r, n) for r in records if (n := sum(1 for d in r.dates if d.kind != "reference")) >= RUN_TOGETHER_DATES]
+    crowded = [(r, n) for r in records if len(r.dates) >= RUN_TOGETHER_DATES
+               and (n := sum(1 for d in r.dates if d.kind != "reference")) >= RUN_TOGETHER_DATES]
     if not crowded:
         return []
     first, stamps = crowded[0]

@@ -114,7 +114,7 @@ def _own_date_at(text: str, language: str) -> str | None:
     (in its first third: ``17/3/24 「A」…``, ``①17/3/24 …``, ``Ruling (3/24/17): …``),
     ``"end"``, or None."""
     dates = find_dates(text, language)
-    own = [d for d in mark_references(text, dates, *_reference_words()) if d.kind != "reference"] if dates else []
+    own = [d for d in mark_references(text, dates, *reference_words()) if d.kind != "reference"] if dates else []
     if not own:
         return None
     if not _LETTER.search(_STAMP_CHARS.sub("", text)):
@@ -126,9 +126,11 @@ _STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp 
 
 
 @lru_cache(maxsize=1)
-def _reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+def reference_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words before and after a date that make it a date the text refers
+    to (``schema/markers.json``, lower case), for :func:`pipeline.dates.mark_references`."""
     m = markers()
-    return tuple(m["date_reference_before"]), tuple(m["date_reference_after"])
+    return tuple(w.lower() for w in m["date_reference_before"]), tuple(w.lower() for w in m["date_reference_after"])
 
 
 def split_dated_lines(line: Line, always: bool = False, language: str = "zh") -> list[Line]:
@@ -429,11 +431,13 @@ class _LineBuilder:
         self.breaks: list[int] = []
 
     def text(self, raw: str | None, in_strike: bool = False) -> None:
-        if raw and self.breaks and self.breaks[-1] == self.pos - 1:
-            raw = raw.lstrip()  # the start of a line after a break: its indentation is no text
-        if raw and self.pre and "\n" in raw:
-            self._pre_text(raw, in_strike)
-        elif raw:
+        if raw and (self.breaks or self.pre):  # most lines have neither: one test
+            if self.breaks and self.breaks[-1] == self.pos - 1:
+                raw = raw.lstrip()  # the start of a line after a break: its indentation is no text
+            if raw and self.pre and "\n" in raw:
+                self._pre_text(raw, in_strike)
+                return
+        if raw:
             s = raw if self.clean and "&" not in raw else clean_text(raw)
             if not (s.isprintable() and "  " not in s):  # else no whitespace but single ASCII spaces: as is
                 s = _WHITESPACE.sub(" ", s)
@@ -665,8 +669,11 @@ class _HtmlWalker:
 
     def emit(self, lines: list[Line], frame: _Frame) -> int | None:
         """Add a block of ``lines`` in ``frame``'s place; returns its index."""
-        lines = [part for l in lines if l.text
-                 for part in (split_dated_lines(l, language=self.language) if l.breaks else (l,))]
+        lines = [l for l in lines if l.text]
+        for l in lines:
+            if l.breaks:  # rare: cut the block's lines into the rulings they hold
+                lines = [part for l in lines for part in split_dated_lines(l, language=self.language)]
+                break
         if not lines:
             return None
         if frame.chrome_lines:
@@ -769,29 +776,34 @@ class _HtmlWalker:
         line too, and so is each ``<br>``-separated run of text and inline
         elements written in the block itself or in one of its lines."""
         lines: list[Line] = []
-        run: list = []
-
-        def flush() -> None:
-            if run and not _blank(run):
-                lines.extend(split_dated_lines(_line_of(run, self.skip, self.clean), True, self.language))
-            run.clear()
-
+        run: list = []  # text and inline elements written in the block itself, up to a <br> or a block
         stack = [iter(_items(block))]
         while stack:
             el = next(stack[-1], None)
             if el is None:
                 stack.pop()
                 continue
-            if isinstance(el, str) or (el.tag in INLINE_TAGS and el.tag != "br" and not _is_chrome(el)):
+            if isinstance(el, str):
+                if run or not el.isspace():  # the white space between two lines is no run
+                    run.append(el)
+                continue
+            if el.tag in INLINE_TAGS and el.tag != "br" and not _is_chrome(el):
                 run.append(el)
                 continue
-            flush()
+            if run:
+                if not _blank(run):
+                    lines.append(_line_of(run, self.skip, self.clean))
+                run.clear()
             class_value, role = _class_role(el)
             if "line-block" in _classes_of(class_value):
                 stack.append(iter(_items(el)))
             elif el.tag != "br" and not _element_kind(el.tag, class_value, role)[0] and el not in self.skip:
-                lines.extend(split_dated_lines(_line_from(el, self.skip, self.clean), True, self.language))
-        flush()
+                lines.append(_line_from(el, self.skip, self.clean))
+        if run and not _blank(run):
+            lines.append(_line_of(run, self.skip, self.clean))
+        for line in lines:
+            if line.breaks:  # rare: every <br>-separated part is a line of its own
+                return [part for line in lines for part in split_dated_lines(line, True, self.language)]
         return lines
 
 
