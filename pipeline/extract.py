@@ -44,7 +44,7 @@ from .cards import card_index
 from .chinese import canonical_text, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import Line, Page, alternation, bare_label, label_line, reference_words
+from .normalize import Line, Page, alternation, bare_label, label_line, reference_words, stamp_only
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
@@ -58,6 +58,7 @@ FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 _WORDS = re.compile(r"[^\W\d_]")  # a letter of any script
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}([/.\-])\d{1,2}\1\d{1,2}(?![\d/]|[.\-]\d))+")
 ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
+_SENTENCE_END = re.compile(r"[。！？.!?；;]$")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 
@@ -221,32 +222,38 @@ class CharTokenizer:
 
 def _merge_continued(lines: list[Line]) -> list[Line]:
     """Join a line ending in a comma with the next one (one sentence across
-    lines), and a line of date stamps alone with the ruling before it, or
-    with the one after it where the block opens with such a line (a page
-    that writes its dates before its rulings: ``17/3/24`` / ``「A」…``);
-    drop lines with no word and no date (page numbers, bullets, stray marks)."""
+    lines), and a line of date stamps alone with the ruling it dates (see
+    :func:`_dates_first`); drop lines with no word and no date (page
+    numbers, bullets, stray marks)."""
+    kept = [(line, stamp_only(line.text)) for line in lines]
+    kept = [(line, stamp) for line, stamp in kept if not stamp or find_dates(line.text)]
+    date_first = _dates_first(kept)
     out: list[Line] = []
-    date_first: bool | None = None  # decided by the block's first line
     held: Line | None = None  # a stamp waiting for the ruling after it
-    for line in lines:
-        wordless = not _WORDS.search(line.text)
-        if wordless and not find_dates(line.text):
-            continue
-        if date_first is None:
-            date_first = wordless
-        if wordless and date_first:
+    for line, stamp in kept:
+        if stamp and (date_first or not out):  # before its ruling, or before the block's first one
             held = _joined(held, line, " ") if held else line
             continue
         if held is not None:
             line, held = _joined(held, line, " "), None
-        if out and (out[-1].text.endswith(("，", "、", ",")) or wordless):
-            glue = " " if wordless else ""  # a stamp alone stays apart from the text it dates
+        if out and (out[-1].text.endswith(("，", "、", ",")) or stamp):
+            glue = " " if stamp else ""  # a stamp alone stays apart from the text it dates
             out.append(_joined(out.pop(), line, glue))
         else:
             out.append(line)
     if held is not None:  # a stamp after the block's last ruling: it dates that one
         out.append(_joined(out.pop(), held, " ") if out else held)
     return out
+
+
+def _dates_first(kept: list[tuple[Line, bool]]) -> bool:
+    """Whether a block's stamps alone stand before the rulings they date:
+    not when it ends with a stamp; yes when it opens with one, or when it
+    opens with a line that ends no sentence (a card name, a title:
+    ``「救援兔」`` / ``17/3/24`` / ``「A」…`` / ``17/3/25`` / ``「B」…``)."""
+    if not kept or not any(stamp for _, stamp in kept) or kept[-1][1]:
+        return False
+    return kept[0][1] or not _SENTENCE_END.search(kept[0][0].text.rstrip())
 
 
 def _joined(first: Line, second: Line, glue: str) -> Line:
@@ -729,10 +736,7 @@ def _negated(text: str, start: int, before: list[_Term], window: int = 8) -> boo
         return True
     # "不会因为变成里侧表示而消失": the negator stands before the cause, any length back in the clause
     clause = _clause_delimiter().split(text[max([t.end for t in before if t.kind == "VERDICT"] + [0]):start])[-1]
-    return bool(_NEGATED_CAUSE.search(clause))
-
-
-_NEGATED_CAUSE = re.compile(r"(?:不会|不)因(?:为)?[^，,。；;]*而$")
+    return clause.endswith("而") and ("不因" in clause or "不会因" in clause)
 
 
 @lru_cache(maxsize=1)
@@ -944,11 +948,10 @@ class _SentenceReader:
     def _named_as_information(self, x: _Term) -> bool:
         """Whether kind term ``x`` is named as information (``『攻击过』的情报``
         …), the ruling's subject: not a modifier of another noun
-        (``持有『攻击过』的情报的怪兽``: after ``有``, or before ``的``)."""
+        (``持有『攻击过』的情报的怪兽``: the information noun before ``的``)."""
         after = self.text[x.end:x.end + 8].lstrip("』")
         noun = next((n for n in self.t["information_nouns"] if after.startswith(n)), None)
-        return (noun is not None and not after[len(noun):].startswith("的")
-                and "有" not in self.text[max(0, x.start - 3):x.start])
+        return noun is not None and not after[len(noun):].startswith("的")
 
     def _event(self, x: _Term) -> None:
         if self.ctx.strict and self.text[x.start:x.end] in self.t["events_in_topics_only"]:
@@ -1019,7 +1022,7 @@ class _SentenceReader:
         is only an event, a verdict word and ``elliptical_words``:
         ``被一时除外的场合丢失。`` after ``『攻击过』的情报在变成里侧表示后不会丢失。``
         goes on speaking of it; ``魔法·陷阱卡被盖放的场合，…不适用`` does not."""
-        if not self.ctx.block_kinds:
+        if not self.ctx.block_kinds or "？" in self.text or "?" in self.text:  # a question states nothing
             return []
         rest = self.text
         for t in sorted((t for t in self.terms if t.kind in ("EVENT", "VERDICT")), key=lambda t: -t.start):
@@ -1154,7 +1157,6 @@ def _outcome_kinds(x: _Term, named: list[str], ctx: _Context, text: str, clause_
     return named or default
 
 
-@lru_cache(maxsize=4)
 @lru_cache(maxsize=1)
 def _elliptical_words() -> re.Pattern:
     """``elliptical_words`` of ``schema/retention_terms.json`` (longest first) and the negators."""
@@ -1162,6 +1164,7 @@ def _elliptical_words() -> re.Pattern:
     return re.compile(alternation(t["elliptical_words"] + t["negators"]))
 
 
+@lru_cache(maxsize=4)
 def _specific_kinds(all_kinds: tuple[str, ...]) -> frozenset[str]:
     """Kinds read in any retention topic section: all but ``generic_kinds``."""
     return frozenset(all_kinds) - frozenset(retention_terms()["generic_kinds"])

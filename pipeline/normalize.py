@@ -41,6 +41,7 @@ import warnings as _warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
 from lxml import etree
@@ -104,25 +105,36 @@ _LETTER = re.compile(r"[^\W\d_]")
 # Questions and answers (问：… / 答：…, Q1: … / A（17/3/24）: …): a question starts a ruling, its
 # answer stays with it, a date stamp before either label allowed.
 _STAMP = r"[\d/.\-年月日\s]*"
-QUESTION_LABEL = re.compile(_STAMP + r"(?:问|提问|Q|Ｑ)\d*\s*[：:（(]")
-ANSWER_LABEL = re.compile(_STAMP + r"(?:答|回答|A|Ａ)\d*\s*[：:（(]")
+# A Latin Q or A is a label only before a colon or a parenthesis that opens a date: "A (rare) case" is no answer.
+QUESTION_LABEL = re.compile(_STAMP + r"(?:(?:问|提问)\s*[：:（(]|[QＱ]\d*\s*(?:[：:]|[（(]\d))")
+ANSWER_LABEL = re.compile(_STAMP + r"(?:(?:答|回答)\s*[：:（(]|[AＡ]\d*\s*(?:[：:]|[（(]\d))")
 
 
 def _own_date_at(text: str, language: str) -> str | None:
     """Where ``text`` carries a date of its own (not one it refers to:
     ``详见17/1/1的…``): ``"alone"`` (a date stamp and no word), ``"start"``
-    (in its first third: ``17/3/24 「A」…``, ``①17/3/24 …``, ``Ruling (3/24/17): …``),
-    ``"end"``, or None."""
+    (at most a short label before it and the ruling's words after it:
+    ``17/3/24 「A」…``, ``①17/3/24 …``, ``Ruling (3/24/17): …``), ``"end"``, or None."""
     dates = find_dates(text, language)
     own = [d for d in mark_references(text, dates, *reference_words()) if d.kind != "reference"] if dates else []
     if not own:
         return None
-    if not _LETTER.search(_STAMP_CHARS.sub("", text)):
+    if stamp_only(text):
         return "alone"
-    return "start" if own[0].start * 3 < len(text.rstrip()) else "end"
+    before, after = text[:own[0].start], text[own[0].end:]
+    # before its ruling: after a short label at most (①, 日期：, Ruling (), never after a sentence's
+    # end, and with the ruling's words after it ("可以。（17/3/24）", "No (3/24/17)" end theirs)
+    label = len(before.strip()) <= 8 and not _SENTENCE_END.search(before)
+    return "start" if label and _LETTER.search(after) else "end"
 
 
 _STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp alone is written with
+_SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
+
+
+def stamp_only(text: str) -> bool:
+    """Whether ``text`` holds date stamps and no word (``17/3/24``, ``（2018.1.5）``, ``2019年1月9日``)."""
+    return not _LETTER.search(_STAMP_CHARS.sub("", text))
 
 
 @lru_cache(maxsize=1)
@@ -156,7 +168,7 @@ def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], a
     is a ruling (a stamp alone is glued to its ruling by extract). Otherwise
     a question starts a ruling and its answer stays with it, and the page
     writes its dates before its rulings (a stamp alone on the first part, or
-    most dated parts carry theirs in their first third: a ruling starts at
+    most dated parts carry theirs before their words: a ruling starts at
     each dated part) or after them (a ruling ends at each dated part; parts
     after the last one are a ruling of their own)."""
     if always:
@@ -839,7 +851,9 @@ def _layout_row(tr) -> bool:
     table = tr.getparent()
     if table is not None and table.tag in ("thead", "tbody", "tfoot"):
         table = table.getparent()
-    rows = [r for r in table.iter("tr")] if table is not None else [tr]
+    # its own rows (not those of a table nested in a cell), three at most: a table of 100,000
+    # rows must not cost 100,000 squared
+    rows = list(islice(_own_rows(table), 3)) if table is not None else [tr]
     if len(rows) > 2 or any(c.tag == "th" for r in rows for c in r):
         return False
     cells = [c for c in tr if c.tag in CELL_TAGS]
@@ -850,6 +864,15 @@ def _layout_row(tr) -> bool:
         if blocks >= 2 and len(cells) == 1 and len(rows) == 1:
             return True
     return False
+
+
+def _own_rows(table):
+    """The rows of ``table`` itself, in its ``thead``, ``tbody`` and ``tfoot`` too."""
+    for child in table:
+        if child.tag == "tr":
+            yield child
+        elif child.tag in ("thead", "tbody", "tfoot"):
+            yield from (row for row in child if row.tag == "tr")
 
 
 def _clean_page(content) -> bool:

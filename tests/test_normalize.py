@@ -135,6 +135,9 @@ def _lines(body: str) -> list[str]:
      ["①17/3/24 「A」不能发动。 补充说明。", "②17/4/1 「B」可以发动。"]),
     ("日期：17/3/24 「C」不能发动。<br>补充。<br>日期：17/4/1 「D」可以。",
      ["日期：17/3/24 「C」不能发动。 补充。", "日期：17/4/1 「D」可以。"]),
+    # a short answer with its date after it: the date ends the ruling
+    ("「A」和「B」可以同时发动吗？<br>可以。（2017/3/24）<br>「C」可以对应「D」发动吗？<br>不能。（2017/3/25）",
+     ["「A」和「B」可以同时发动吗？ 可以。（2017/3/24）", "「C」可以对应「D」发动吗？ 不能。（2017/3/25）"]),
 ])
 def test_dated_rulings_separated_by_br_are_lines_of_their_own(wrapper, body, rulings):
     assert _lines(wrapper.format(body)) == rulings
@@ -236,19 +239,39 @@ def test_a_data_table_cell_with_a_paragraph_stays_a_field_of_its_row():
     assert _sections("<table><tr><td><p>a</p><p>b</p></td><td>c</td></tr></table>") == [(("页",), "a b | c")]
 
 
-@pytest.mark.parametrize("body", [
-    '<div class="line-block">17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。</div>',
-    '<div class="line-block"><div class="line">17/3/24</div><div class="line">「A」不能发动。</div>'
-    '<div class="line">17/4/1</div><div class="line">「B」可以。</div></div>',
+DATED_FIRST = [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/4/1 「B」可以。", ("2017-04-01",))]
+
+
+@pytest.mark.parametrize("body, rulings", [
+    ('<div class="line-block">17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。</div>', DATED_FIRST),
+    ('<div class="line-block"><div class="line">17/3/24</div><div class="line">「A」不能发动。</div>'
+     '<div class="line">17/4/1</div><div class="line">「B」可以。</div></div>', DATED_FIRST),
+    # a title line first (it ends no sentence), then a stamp before each ruling
+    ('<div class="line-block">「X」<br>17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。</div>',
+     [("「X」", ())] + DATED_FIRST),
+    # stamps written with 年月日
+    ('<div class="line-block">2017年3月24日<br>「A」不能发动。<br>2017年4月1日<br>「B」可以。</div>',
+     [("2017年3月24日 「A」不能发动。", ("2017-03-24",)), ("2017年4月1日 「B」可以。", ("2017-04-01",))]),
+    # dates after the rulings (the block ends with one), and a day's stamp before the first ruling
+    ('<div class="line-block">17/3/24<br>「A」不能发动。<br>17/3/25<br>「B」可以。<br>17/4/1</div>',
+     [("17/3/24 「A」不能发动。 17/3/25", ("2017-03-24", "2017-03-25")), ("「B」可以。 17/4/1", ("2017-04-01",))]),
 ])
-def test_a_line_block_that_writes_its_dates_first_dates_the_ruling_after_each(body):
+def test_a_stamp_alone_on_a_line_dates_the_ruling_it_stands_by(body, rulings):
     from pipeline.extract import extract
     from pipeline.schema import info_kinds
 
     html = f"<html><head><title>t</title></head><body><article role='main'><h1>页</h1>{body}</article></body></html>"
     records = extract(normalize(html.encode("utf-8"), source()), info_kinds())
-    assert [(r.text, r.valid_dates) for r in records] == [("17/3/24 「A」不能发动。", ("2017-03-24",)),
-                                                          ("17/4/1 「B」可以。", ("2017-04-01",))]
+    assert [(r.text, r.valid_dates) for r in records] == rulings
+
+
+def test_a_layout_table_holding_a_data_table_reads_both():
+    body = ("<table><tr><td><p>导航</p><p>首页</p><p>卡片</p></td><td><h3>裁定</h3><p>「E」可以。17/3/24</p>"
+            "<table><tr><th>日期</th><th>裁定</th></tr><tr><td>17/3/26</td><td>「G」可以。</td></tr>"
+            "<tr><td>17/3/27</td><td>「H」不能。</td></tr></table></td></tr></table>")
+    assert _sections(body) == [(("页",), "导航"), (("页",), "首页"), (("页",), "卡片"), (("页", "裁定"), "「E」可以。17/3/24"),
+                               (("页", "裁定"), "日期 | 裁定"), (("页", "裁定"), "17/3/26 | 「G」可以。"),
+                               (("页", "裁定"), "17/3/27 | 「H」不能。")]
 
 
 def test_a_table_with_a_header_row_is_data_whatever_its_cells_hold():

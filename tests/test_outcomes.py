@@ -214,6 +214,7 @@ def logged(text: str) -> set[tuple[str, str, str]]:
     # a negator before the cause, however far back in the clause
     ("『攻击过』的事实不会因为变成里侧表示而消失。", {("attack_declared", "face_down", "kept")}),
     ("攻击过的情报因为变成里侧表示而丢失。", {("attack_declared", "face_down", "lost")}),
+    ("所有『攻击过』的情报在变成里侧表示后都会丢失。", {("attack_declared", "face_down", "lost")}),
 ])
 def test_a_logged_ruling_states_what_it_names_itself(text, expected):
     assert logged(text) == expected
@@ -260,6 +261,7 @@ def test_a_logged_ruling_that_names_no_kind_goes_on_with_the_ruling_just_before(
     "这张卡被一时除外的场合，装备卡会被破坏，这个效果不适用。",
     "场地魔法被一时除外的话，效果不再适用。",
     "变成里侧表示的怪兽的效果无效化的场合，那个效果仍然适用。",
+    "被一时除外的场合，丢失还是不丢失？",  # a question
 ])
 def test_a_logged_ruling_with_a_card_or_kind_of_its_own_does_not_go_on_with_the_one_before(second):
     assert logged_lines("『这个回合召唤·特殊召唤』的情报即使变成里侧也不会丢失。", second)[1] == set()
