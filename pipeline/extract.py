@@ -248,12 +248,15 @@ def _merge_continued(lines: list[Line]) -> list[Line]:
 
 def _dates_first(kept: list[tuple[Line, bool]]) -> bool:
     """Whether a block's stamps alone stand before the rulings they date:
-    not when it ends with a stamp; yes when it opens with one, or when it
-    opens with a line that ends no sentence (a card name, a title:
-    ``「救援兔」`` / ``17/3/24`` / ``「A」…`` / ``17/3/25`` / ``「B」…``)."""
-    if not kept or not any(stamp for _, stamp in kept) or kept[-1][1]:
+    yes when it opens with one (a stamp after its last ruling still dates
+    that one); when it opens with a line that ends no sentence (a card
+    name, a title), as the line after that one says (``「救援兔」`` /
+    ``17/3/24`` / ``「A」…``: yes; ``「救援兔」`` / ``「A」…`` / ``17/3/24``: no)."""
+    if not kept or not any(stamp for _, stamp in kept):
         return False
-    return kept[0][1] or not _SENTENCE_END.search(kept[0][0].text.rstrip())
+    if kept[0][1]:
+        return True
+    return len(kept) > 1 and kept[1][1] and not _SENTENCE_END.search(kept[0][0].text.rstrip())
 
 
 def _joined(first: Line, second: Line, glue: str) -> Line:

@@ -121,20 +121,28 @@ def _own_date_at(text: str, language: str) -> str | None:
         return None
     if stamp_only(text):
         return "alone"
-    before, after = text[:own[0].start], text[own[0].end:]
-    # before its ruling: after a short label at most (①, 日期：, Ruling (), never after a sentence's
+    before, after = text[:own[0].start], _NOTE.sub("", text[own[0].end:])
+    # before its ruling: after a label at most (①, 日期：, Konami FAQ (), never after a sentence's
     # end, and with the ruling's words after it ("可以。（17/3/24）", "No (3/24/17)" end theirs)
-    label = len(before.strip()) <= 8 and not _SENTENCE_END.search(before)
+    label = not _SENTENCE_END.search(before) and (len(before.strip()) <= 8 or before.rstrip().endswith(_OPENERS))
     return "start" if label and _LETTER.search(after) else "end"
 
 
 _STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp alone is written with
+_NOTE = re.compile(r"[（(][^（）()]{1,8}[）)]")  # a stamp's note: 17/3/24（邮件）
+_OPENERS = ("：", ":", "（", "(")
 _SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
 
 
 def stamp_only(text: str) -> bool:
-    """Whether ``text`` holds date stamps and no word (``17/3/24``, ``（2018.1.5）``, ``2019年1月9日``)."""
-    return not _LETTER.search(_STAMP_CHARS.sub("", text))
+    """Whether ``text`` holds date stamps and no word (``17/3/24``, ``（2018.1.5）``,
+    ``2019年1月9日``, ``17/3/24（邮件）``: a short note in parentheses is the stamp's)."""
+    first = _LETTER.search(text)
+    if first is None:
+        return True
+    if first.group() not in "年月日" and not (len(text) <= 40 and text.lstrip()[:1].isdigit()):
+        return False  # most lines: their first letter is a word's
+    return not _LETTER.search(_STAMP_CHARS.sub("", _NOTE.sub("", text)))
 
 
 @lru_cache(maxsize=1)
@@ -167,13 +175,17 @@ def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], a
     line (``dated``: :func:`_own_date_at` of each). In a line-block every part
     is a ruling (a stamp alone is glued to its ruling by extract). Otherwise
     a question starts a ruling and its answer stays with it, and the page
-    writes its dates before its rulings (a stamp alone on the first part, or
-    most dated parts carry theirs before their words: a ruling starts at
+    writes its dates before its rulings (a stamp alone on the first part or
+    right after a title that ends no sentence, or most dated parts carry
+    theirs before their words: a ruling starts at
     each dated part) or after them (a ruling ends at each dated part; parts
     after the last one are a ruling of their own)."""
     if always:
         return spans
-    date_first = dated[0] == "alone" or 2 * sum(d == "start" for d in dated) > sum(d in ("start", "end") for d in dated)
+    first = next(i for i, d in enumerate(dated) if d)
+    title_then_stamp = first == 1 and dated[1] == "alone" and not _SENTENCE_END.search(text[slice(*spans[0])])
+    date_first = (dated[0] == "alone" or title_then_stamp
+                  or 2 * sum(d == "start" for d in dated) > sum(d in ("start", "end") for d in dated))
     groups: list[list[int]] = []
     for i, (a, _) in enumerate(spans):
         if groups and ANSWER_LABEL.match(text, a):

@@ -135,6 +135,15 @@ def _lines(body: str) -> list[str]:
      ["①17/3/24 「A」不能发动。 补充说明。", "②17/4/1 「B」可以发动。"]),
     ("日期：17/3/24 「C」不能发动。<br>补充。<br>日期：17/4/1 「D」可以。",
      ["日期：17/3/24 「C」不能发动。 补充。", "日期：17/4/1 「D」可以。"]),
+    # a title, then a stamp before each ruling
+    ("「X」<br>17/3/24<br>「A」不能发动。<br>17/3/25<br>「B」可以。",
+     ["「X」", "17/3/24 「A」不能发动。", "17/3/25 「B」可以。"]),
+    # a label of any length ending in an opening parenthesis or a colon, before its date
+    ("Konami FAQ (17/3/24): 「A」 can be activated.<br>Also when Special Summoned.<br>Konami FAQ (17/3/25): 「B」.",
+     ["Konami FAQ (17/3/24): 「A」 can be activated. Also when Special Summoned.", "Konami FAQ (17/3/25): 「B」."]),
+    # a stamp's note in parentheses is no word of the ruling after it
+    ("「X」可以对应发动吗？<br>可以 17/3/24（邮件）<br>「Y」被除外的场合呢？<br>不能 17/3/25（邮件）",
+     ["「X」可以对应发动吗？ 可以 17/3/24（邮件）", "「Y」被除外的场合呢？ 不能 17/3/25（邮件）"]),
     # a short answer with its date after it: the date ends the ruling
     ("「A」和「B」可以同时发动吗？<br>可以。（2017/3/24）<br>「C」可以对应「D」发动吗？<br>不能。（2017/3/25）",
      ["「A」和「B」可以同时发动吗？ 可以。（2017/3/24）", "「C」可以对应「D」发动吗？ 不能。（2017/3/25）"]),
@@ -252,9 +261,16 @@ DATED_FIRST = [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/4/1 「
     # stamps written with 年月日
     ('<div class="line-block">2017年3月24日<br>「A」不能发动。<br>2017年4月1日<br>「B」可以。</div>',
      [("2017年3月24日 「A」不能发动。", ("2017-03-24",)), ("2017年4月1日 「B」可以。", ("2017-04-01",))]),
-    # dates after the rulings (the block ends with one), and a day's stamp before the first ruling
+    # dates first, and a stray stamp after the last ruling dates that one
     ('<div class="line-block">17/3/24<br>「A」不能发动。<br>17/3/25<br>「B」可以。<br>17/4/1</div>',
-     [("17/3/24 「A」不能发动。 17/3/25", ("2017-03-24", "2017-03-25")), ("「B」可以。 17/4/1", ("2017-04-01",))]),
+     [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/3/25 「B」可以。 17/4/1", ("2017-03-25", "2017-04-01"))]),
+    # a title, then rulings each followed by its stamp, the newest undated: dates after
+    ('<div class="line-block">「X」<br>「A」不能发动。<br>17/3/24<br>「B」可以。<br>17/3/25<br>「C」可以。</div>',
+     [("「X」", ()), ("「A」不能发动。 17/3/24", ("2017-03-24",)), ("「B」可以。 17/3/25", ("2017-03-25",)),
+      ("「C」可以。", ())]),
+    # a stamp with a note in parentheses is a stamp
+    ('<div class="line-block">「A」不能发动。<br>17/3/24（邮件）<br>「B」可以。<br>17/3/25（邮件）</div>',
+     [("「A」不能发动。 17/3/24（邮件）", ("2017-03-24",)), ("「B」可以。 17/3/25（邮件）", ("2017-03-25",))]),
 ])
 def test_a_stamp_alone_on_a_line_dates_the_ruling_it_stands_by(body, rulings):
     from pipeline.extract import extract
