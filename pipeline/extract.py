@@ -44,7 +44,7 @@ from .cards import card_index
 from .chinese import canonical_text, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import Line, Page, alternation, bare_label, label_line, reference_words, stamp_only
+from .normalize import Line, Page, alternation, bare_label, is_title, label_line, reference_words, stamp_only
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
@@ -58,7 +58,6 @@ FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 _WORDS = re.compile(r"[^\W\d_]")  # a letter of any script
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}([/.\-])\d{1,2}\1\d{1,2}(?![\d/]|[.\-]\d))+")
 ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
-_SENTENCE_END = re.compile(r"[。！？.!?；;]$")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 
@@ -248,15 +247,13 @@ def _merge_continued(lines: list[Line]) -> list[Line]:
 
 def _dates_first(kept: list[tuple[Line, bool]]) -> bool:
     """Whether a block's stamps alone stand before the rulings they date:
-    yes when it opens with one (a stamp after its last ruling still dates
-    that one); when it opens with a line that ends no sentence (a card
-    name, a title), as the line after that one says (``「救援兔」`` /
-    ``17/3/24`` / ``「A」…``: yes; ``「救援兔」`` / ``「A」…`` / ``17/3/24``: no)."""
-    if not kept or not any(stamp for _, stamp in kept):
+    not when it ends with one (``「A」…`` / ``17/3/24``, also after a day's
+    stamp first); yes when it opens with one, or with a title (a card name
+    alone, a label ending in a colon) followed by one (``「救援兔」`` /
+    ``17/3/24`` / ``「A」…``)."""
+    if not kept or not any(stamp for _, stamp in kept) or kept[-1][1]:
         return False
-    if kept[0][1]:
-        return True
-    return len(kept) > 1 and kept[1][1] and not _SENTENCE_END.search(kept[0][0].text.rstrip())
+    return kept[0][1] or (len(kept) > 1 and kept[1][1] and is_title(kept[0][0].text))
 
 
 def _joined(first: Line, second: Line, glue: str) -> Line:

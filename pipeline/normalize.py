@@ -122,16 +122,28 @@ def _own_date_at(text: str, language: str) -> str | None:
     if stamp_only(text):
         return "alone"
     before, after = text[:own[0].start], _NOTE.sub("", text[own[0].end:])
-    # before its ruling: after a label at most (①, 日期：, Konami FAQ (), never after a sentence's
-    # end, and with the ruling's words after it ("可以。（17/3/24）", "No (3/24/17)" end theirs)
-    label = not _SENTENCE_END.search(before) and (len(before.strip()) <= 8 or before.rstrip().endswith(_OPENERS))
+    # before its ruling: after a label at most (①, 日期：, "Konami FAQ (…):"; "…发动（17/3/24），但…" is
+    # no label), never after a sentence's end, and with the ruling's words after it
+    # ("可以。（17/3/24）", "No (3/24/17)" end theirs)
+    opener = before.rstrip()[-1:]
+    label = not _SENTENCE_END.search(before) and (
+        len(before.strip()) <= 8 or opener in "：:"
+        or (opener in "(（" and _CLOSED_LABEL.match(text, own[0].end)))
     return "start" if label and _LETTER.search(after) else "end"
 
 
 _STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp alone is written with
 _NOTE = re.compile(r"[（(][^（）()]{1,8}[）)]")  # a stamp's note: 17/3/24（邮件）
-_OPENERS = ("：", ":", "（", "(")
+_DATE_LIKE = re.compile(r"\d\s*[/.\-年]\s*\d")
+_CLOSED_LABEL = re.compile(r"\s*[)）]\s*[：:]")  # Konami FAQ (3/24/17): the parenthesis closes a label
 _SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
+
+
+def is_title(text: str) -> bool:
+    """Whether a line is a title over the rulings after it: a card name alone
+    (``「救援兔」``) or a label ending in a colon (``「救援兔」的裁定：``)."""
+    text = text.strip()
+    return bool(CARD_NAME_ONLY.fullmatch(text)) or text.endswith(("：", ":"))
 
 
 def stamp_only(text: str) -> bool:
@@ -140,8 +152,9 @@ def stamp_only(text: str) -> bool:
     first = _LETTER.search(text)
     if first is None:
         return True
-    if first.group() not in "年月日" and not (len(text) <= 40 and text.lstrip()[:1].isdigit()):
-        return False  # most lines: their first letter is a word's
+    if first.group() not in "年月日" and not (len(text) <= 40 and text.lstrip()[:1].isdigit()
+                                            and _DATE_LIKE.search(text)):
+        return False  # most lines: their first letter is a word's (1.（略）, 2000（攻击力） have no date)
     return not _LETTER.search(_STAMP_CHARS.sub("", _NOTE.sub("", text)))
 
 
@@ -176,15 +189,14 @@ def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], a
     is a ruling (a stamp alone is glued to its ruling by extract). Otherwise
     a question starts a ruling and its answer stays with it, and the page
     writes its dates before its rulings (a stamp alone on the first part or
-    right after a title that ends no sentence, or most dated parts carry
+    right after a title, and none on the last; or most dated parts carry
     theirs before their words: a ruling starts at
     each dated part) or after them (a ruling ends at each dated part; parts
     after the last one are a ruling of their own)."""
     if always:
         return spans
-    first = next(i for i, d in enumerate(dated) if d)
-    title_then_stamp = first == 1 and dated[1] == "alone" and not _SENTENCE_END.search(text[slice(*spans[0])])
-    date_first = (dated[0] == "alone" or title_then_stamp
+    opens = dated[0] == "alone" or (len(dated) > 1 and dated[1] == "alone" and is_title(text[slice(*spans[0])]))
+    date_first = ((opens and dated[-1] != "alone")
                   or 2 * sum(d == "start" for d in dated) > sum(d in ("start", "end") for d in dated))
     groups: list[list[int]] = []
     for i, (a, _) in enumerate(spans):

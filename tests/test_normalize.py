@@ -141,6 +141,11 @@ def _lines(body: str) -> list[str]:
     # a label of any length ending in an opening parenthesis or a colon, before its date
     ("Konami FAQ (17/3/24): 「A」 can be activated.<br>Also when Special Summoned.<br>Konami FAQ (17/3/25): 「B」.",
      ["Konami FAQ (17/3/24): 「A」 can be activated. Also when Special Summoned.", "Konami FAQ (17/3/25): 「B」."]),
+    # a date in parentheses inside an answer is no label: its ruling's date
+    ("「A」能否对应「B」发动？<br>「A」可以对应发动（17/3/24），但不能连锁「C」。<br>「D」能否对应「E」发动？<br>"
+     "「D」不能对应发动（17/3/25），因为是永续效果。",
+     ["「A」能否对应「B」发动？ 「A」可以对应发动（17/3/24），但不能连锁「C」。",
+      "「D」能否对应「E」发动？ 「D」不能对应发动（17/3/25），因为是永续效果。"]),
     # a stamp's note in parentheses is no word of the ruling after it
     ("「X」可以对应发动吗？<br>可以 17/3/24（邮件）<br>「Y」被除外的场合呢？<br>不能 17/3/25（邮件）",
      ["「X」可以对应发动吗？ 可以 17/3/24（邮件）", "「Y」被除外的场合呢？ 不能 17/3/25（邮件）"]),
@@ -261,9 +266,14 @@ DATED_FIRST = [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/4/1 「
     # stamps written with 年月日
     ('<div class="line-block">2017年3月24日<br>「A」不能发动。<br>2017年4月1日<br>「B」可以。</div>',
      [("2017年3月24日 「A」不能发动。", ("2017-03-24",)), ("2017年4月1日 「B」可以。", ("2017-04-01",))]),
-    # dates first, and a stray stamp after the last ruling dates that one
+    # a block that ends with a stamp writes its dates after its rulings (a day's stamp may open it)
     ('<div class="line-block">17/3/24<br>「A」不能发动。<br>17/3/25<br>「B」可以。<br>17/4/1</div>',
-     [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/3/25 「B」可以。 17/4/1", ("2017-03-25", "2017-04-01"))]),
+     [("17/3/24 「A」不能发动。 17/3/25", ("2017-03-24", "2017-03-25")), ("「B」可以。 17/4/1", ("2017-04-01",))]),
+    # a first ruling without a full stop is no title: its stamp follows it
+    ('<div class="line-block">「A」的效果可以对应「B」发动<br>17/3/24<br>「B」的效果不能被无效。<br>17/3/25</div>',
+     [("「A」的效果可以对应「B」发动 17/3/24", ("2017-03-24",)), ("「B」的效果不能被无效。 17/3/25", ("2017-03-25",))]),
+    # a line of a number and a note is no stamp
+    ('<div class="line-block">1.（略）<br>「A」不能发动。</div>', [("1.（略）", ()), ("「A」不能发动。", ())]),
     # a title, then rulings each followed by its stamp, the newest undated: dates after
     ('<div class="line-block">「X」<br>「A」不能发动。<br>17/3/24<br>「B」可以。<br>17/3/25<br>「C」可以。</div>',
      [("「X」", ()), ("「A」不能发动。 17/3/24", ("2017-03-24",)), ("「B」可以。 17/3/25", ("2017-03-25",)),
