@@ -44,7 +44,8 @@ from .cards import card_index
 from .chinese import canonical_text, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import Line, Page, alternation, bare_label, is_title, label_line, reference_words, stamp_only
+from .normalize import (Line, Page, alternation, bare_label, is_title, label_line, reference_words, stamp_only,
+                        stamps_lead)
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
@@ -246,14 +247,13 @@ def _merge_continued(lines: list[Line]) -> list[Line]:
 
 
 def _dates_first(kept: list[tuple[Line, bool]]) -> bool:
-    """Whether a block's stamps alone stand before the rulings they date:
-    not when it ends with one (``「A」…`` / ``17/3/24``, also after a day's
-    stamp first); yes when it opens with one, or with a title (a card name
-    alone, a label ending in a colon) followed by one (``「救援兔」`` /
-    ``17/3/24`` / ``「A」…``)."""
-    if not kept or not any(stamp for _, stamp in kept) or kept[-1][1]:
+    """Whether a block's stamps alone (``kept``: its lines, each with
+    whether it is one) stand before the rulings they date: :func:`stamps_lead`."""
+    stamps = [line.text for line, stamp in kept if stamp]
+    if not stamps:
         return False
-    return kept[0][1] or (len(kept) > 1 and kept[1][1] and is_title(kept[0][0].text))
+    opens = kept[0][1] or (len(kept) > 1 and kept[1][1] and is_title(kept[0][0].text))
+    return stamps_lead(opens, kept[-1][1], stamps)
 
 
 def _joined(first: Line, second: Line, glue: str) -> Line:

@@ -135,15 +135,62 @@ def _own_date_at(text: str, language: str) -> str | None:
 _STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp alone is written with
 _NOTE = re.compile(r"[（(][^（）()]{1,8}[）)]")  # a stamp's note: 17/3/24（邮件）
 _DATE_LIKE = re.compile(r"\d\s*[/.\-年]\s*\d")
-_CLOSED_LABEL = re.compile(r"\s*[)）]\s*[：:]")  # Konami FAQ (3/24/17): the parenthesis closes a label
+# Konami FAQ (3/24/17, email): / Konami ruling (3/24/17) - : the parenthesis closes a label
+_CLOSED_LABEL = re.compile(r"[^()（）]{0,20}[)）]\s*[：:\-—–]")
 _SENTENCE_END = re.compile(r"[。！？!?；;]|\.(?:\s|$)")
 
 
+def stamps_lead(opens: bool, ends: bool, stamps: list[str]) -> bool:
+    """Whether the date stamps alone on lines of their own (``stamps``, in
+    order) stand before the rulings they date. Only where the lines open with
+    one, or with a title (:func:`is_title`) and then one (``opens``): yes
+    when they do not also end with one (``ends``); when they do, their forms
+    decide: a first stamp written otherwise than the others while the last is
+    written like them is the day's, over rulings dated after them
+    (``2019年1月9日`` / ``「A」…`` / ``17/3/24`` / ``「B」…`` / ``17/3/25``: no);
+    else the last is the odd one, an update of the last ruling (``17/3/24`` /
+    ``「A」…`` / ``18/1/5`` / ``「B」…`` / ``2019.1.9（更新）``: yes)."""
+    if not opens:
+        return False
+    if not ends or len(stamps) < 3:
+        return True
+    shape = [_stamp_shape(text) for text in stamps]
+    return not (shape[0] != shape[1] and shape[-1] == shape[-2])
+
+
+def _stamp_shape(text: str) -> tuple[str, int]:
+    """How a stamp is written: the separator after its first number, and that number's digits."""
+    m = _FIRST_NUMBER.match(text)
+    return (m.group(2), len(m.group(1))) if m else ("", 0)
+
+
+_FIRST_NUMBER = re.compile(r"\D*(\d+)(\D?)")
+
+
 def is_title(text: str) -> bool:
-    """Whether a line is a title over the rulings after it: a card name alone
-    (``「救援兔」``) or a label ending in a colon (``「救援兔」的裁定：``)."""
+    """Whether a line is a title over the rulings after it rather than a
+    ruling: a label ending in a colon (``「救援兔」的裁定：``), or a line that
+    ends no sentence and holds little besides names in brackets (``「救援兔」``,
+    ``【救援兔】``, ``「救援兔」的裁定``, ``「救援兔」（レスキュー・ラビット）``: six
+    characters at most) or, in Latin script, a few words with capitals at
+    both ends (``Rescue Rabbit``, ``Book of Moon``). ``「A」的效果可以对应「B」发动``
+    and ``You can activate it`` are rulings."""
     text = text.strip()
-    return bool(CARD_NAME_ONLY.fullmatch(text)) or text.endswith(("：", ":"))
+    if text.endswith(("：", ":")):
+        return True
+    if not text or _SENTENCE_END.search(text[-1:]):
+        return False
+    rest = _BRACKETED.sub("", text).strip()
+    if not rest:
+        return True  # names in brackets only
+    if _CJK.search(text):
+        return len(rest) <= 6
+    words = rest.split()
+    return 1 <= len(words) <= 5 and words[0][:1].isupper() and words[-1][:1].isupper()
+
+
+_BRACKETED = re.compile(r"「[^「」]*」|『[^『』]*』|【[^【】]*】|《[^《》]*》|（[^（）]*）|\([^()]*\)")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def stamp_only(text: str) -> bool:
@@ -188,15 +235,16 @@ def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], a
     line (``dated``: :func:`_own_date_at` of each). In a line-block every part
     is a ruling (a stamp alone is glued to its ruling by extract). Otherwise
     a question starts a ruling and its answer stays with it, and the page
-    writes its dates before its rulings (a stamp alone on the first part or
-    right after a title, and none on the last; or most dated parts carry
-    theirs before their words: a ruling starts at
+    writes its dates before its rulings (stamps alone that lead:
+    :func:`stamps_lead`; or most dated parts carry theirs before their
+    words: a ruling starts at
     each dated part) or after them (a ruling ends at each dated part; parts
     after the last one are a ruling of their own)."""
     if always:
         return spans
     opens = dated[0] == "alone" or (len(dated) > 1 and dated[1] == "alone" and is_title(text[slice(*spans[0])]))
-    date_first = ((opens and dated[-1] != "alone")
+    stamps = [text[a:b] for (a, b), d in zip(spans, dated) if d == "alone"]
+    date_first = (stamps_lead(opens, dated[-1] == "alone", stamps)
                   or 2 * sum(d == "start" for d in dated) > sum(d in ("start", "end") for d in dated))
     groups: list[list[int]] = []
     for i, (a, _) in enumerate(spans):

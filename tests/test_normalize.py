@@ -146,6 +146,9 @@ def _lines(body: str) -> list[str]:
      "「D」不能对应发动（17/3/25），因为是永续效果。",
      ["「A」能否对应「B」发动？ 「A」可以对应发动（17/3/24），但不能连锁「C」。",
       "「D」能否对应「E」发动？ 「D」不能对应发动（17/3/25），因为是永续效果。"]),
+    # a label whose parenthesis holds more than the date
+    ("KONAMI官方FAQ（17/3/24，邮件）：「A」可以发动。<br>不进入连锁。<br>KONAMI官方FAQ（18/1/5）：「B」不能。<br>也不能。",
+     ["KONAMI官方FAQ（17/3/24，邮件）：「A」可以发动。 不进入连锁。", "KONAMI官方FAQ（18/1/5）：「B」不能。 也不能。"]),
     # a stamp's note in parentheses is no word of the ruling after it
     ("「X」可以对应发动吗？<br>可以 17/3/24（邮件）<br>「Y」被除外的场合呢？<br>不能 17/3/25（邮件）",
      ["「X」可以对应发动吗？ 可以 17/3/24（邮件）", "「Y」被除外的场合呢？ 不能 17/3/25（邮件）"]),
@@ -266,12 +269,24 @@ DATED_FIRST = [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/4/1 「
     # stamps written with 年月日
     ('<div class="line-block">2017年3月24日<br>「A」不能发动。<br>2017年4月1日<br>「B」可以。</div>',
      [("2017年3月24日 「A」不能发动。", ("2017-03-24",)), ("2017年4月1日 「B」可以。", ("2017-04-01",))]),
-    # a block that ends with a stamp writes its dates after its rulings (a day's stamp may open it)
+    # a block that opens and ends with stamps written alike: the last one also dates the last ruling
     ('<div class="line-block">17/3/24<br>「A」不能发动。<br>17/3/25<br>「B」可以。<br>17/4/1</div>',
-     [("17/3/24 「A」不能发动。 17/3/25", ("2017-03-24", "2017-03-25")), ("「B」可以。 17/4/1", ("2017-04-01",))]),
+     [("17/3/24 「A」不能发动。", ("2017-03-24",)), ("17/3/25 「B」可以。 17/4/1", ("2017-03-25", "2017-04-01"))]),
     # a first ruling without a full stop is no title: its stamp follows it
     ('<div class="line-block">「A」的效果可以对应「B」发动<br>17/3/24<br>「B」的效果不能被无效。<br>17/3/25</div>',
      [("「A」的效果可以对应「B」发动 17/3/24", ("2017-03-24",)), ("「B」的效果不能被无效。 17/3/25", ("2017-03-25",))]),
+    # titles that are no bare card name: a name in 【】, a name and its note, an English card name
+    ('<div class="line-block">【X】<br>17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。</div>',
+     [("【X】", ())] + DATED_FIRST),
+    ('<div class="line-block">「X」的裁定<br>17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。</div>',
+     [("「X」的裁定", ())] + DATED_FIRST),
+    # a block that opens and ends with a stamp: the odd stamp out is an update of the last ruling…
+    ('<div class="line-block">17/3/24<br>「A」不能发动。<br>17/4/1<br>「B」可以。<br>2019.1.9（更新）</div>',
+     [("17/3/24 「A」不能发动。", ("2017-03-24",)),
+      ("17/4/1 「B」可以。 2019.1.9（更新）", ("2017-04-01", "2019-01-09"))]),
+    # …or the day's stamp over rulings dated after them
+    ('<div class="line-block">2017年3月1日<br>「A」不能发动。<br>17/3/24<br>「B」可以。<br>17/4/1</div>',
+     [("2017年3月1日 「A」不能发动。 17/3/24", ("2017-03-01", "2017-03-24")), ("「B」可以。 17/4/1", ("2017-04-01",))]),
     # a line of a number and a note is no stamp
     ('<div class="line-block">1.（略）<br>「A」不能发动。</div>', [("1.（略）", ()), ("「A」不能发动。", ())]),
     # a title, then rulings each followed by its stamp, the newest undated: dates after
@@ -311,3 +326,15 @@ def test_rows_of_a_data_table_stay_records_whatever_their_cells_hold():
     rows += "<tr><td><h4>小节</h4></td><td>x</td></tr>"
     texts = [t for _, t in _sections(f"<table>{rows}</table>")]
     assert texts == [f"问{i} | 可以。 但是不能连锁。 17/3/2{i}" for i in range(3)] + ["小节 | x"]
+
+
+@pytest.mark.parametrize("text, title", [
+    ("「救援兔」", True), ("【救援兔】", True), ("「救援兔」的裁定", True), ("「救援兔」（レスキュー・ラビット）", True),
+    ("「救援兔」的裁定：", True), ("Rescue Rabbit", True), ("Book of Moon", True), ("Card Rulings:", True),
+    ("「A」的效果可以对应「B」发动", False), ("「救援兔」可以发动。", False), ("You can activate it", False),
+    ("Rescue Rabbit.", False),
+])
+def test_a_title_is_told_from_a_ruling(text, title):
+    from pipeline.normalize import is_title
+
+    assert is_title(text) is title
