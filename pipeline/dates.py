@@ -169,10 +169,10 @@ def find_dates(text: str, language: str = "zh", today: dt.date | None = None) ->
         # Most dated texts hold only these; the tokens of one pattern never overlap each other.
         check = bool(found)
         for m in YMD_SHORT.finditer(folded):
-            yy = int(m.group(1))
-            y, start, end = (1900 + yy if yy == 99 else 2000 + yy), m.start(), m.end()
+            start, end = m.start(), m.end()
             if not check or taken.add(start, end):
-                found.append(_make(text[start:end], start, end, y, int(m.group(2)), int(m.group(3)), today))
+                found.append(_make(text[start:end], start, end, _year(m.group(1)), int(m.group(2)), int(m.group(3)),
+                                   today))
     return sorted(found, key=lambda r: r.start)
 
 

@@ -44,8 +44,8 @@ from .cards import card_index
 from .chinese import canonical_text, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import (Line, Page, alternation, bare_label, is_title, label_line, reference_words, stamp_only,
-                        stamps_lead)
+from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
+                        stamp_only, stamps_lead)
 from .records import CardMention, Record, Statement
 from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
@@ -56,7 +56,6 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
-_WORDS = re.compile(r"[^\W\d_]")  # a letter of any script
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}([/.\-])\d{1,2}\1\d{1,2}(?![\d/]|[.\-]\d))+")
 ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
@@ -428,7 +427,7 @@ def _record(page: Page, block: int, section: tuple[str, ...], norm_section: tupl
     struck = [(max(s, a) - a, min(e, b) - a) for s, e in line.struck if min(e, b) > max(s, a)]
     sentences = split_sentences(text, page.language)
     still_said = _unstruck(text, struck) if struck else text
-    if struck and not _WORDS.search(TRAILING_DATES.sub("", still_said)):
+    if struck and not LETTER.search(TRAILING_DATES.sub("", still_said)):
         status, withdrawn = "superseded", ""  # all its words struck through (a date or a full stop may remain)
     else:
         status, withdrawn = "current", _withdrawn_text(text, struck)
@@ -730,12 +729,12 @@ def _negated(text: str, start: int, before: list[_Term], window: int = 8) -> boo
     stands before the verdict word at ``start`` in its clause, with no other
     verdict between: ``不会复原`` says kept, ``攻击过的事实不会因变成里侧消失`` too,
     and so does a negator before a cause (``不会因为变成里侧表示而消失``)."""
-    since = max([t.end for t in before if t.kind == "VERDICT"] + [start - window, 0])
-    lead = _clause_delimiter().split(text[since:start])[-1]
+    after_verdict = max([t.end for t in before if t.kind == "VERDICT"], default=0)
+    lead = _clause_delimiter().split(text[max(after_verdict, start - window, 0):start])[-1]
     if any(neg in lead for neg in retention_terms()["negators"]):
         return True
     # "不会因为变成里侧表示而消失": the negator stands before the cause, any length back in the clause
-    clause = _clause_delimiter().split(text[max([t.end for t in before if t.kind == "VERDICT"] + [0]):start])[-1]
+    clause = _clause_delimiter().split(text[after_verdict:start])[-1]
     return clause.endswith("而") and ("不因" in clause or "不会因" in clause)
 
 
@@ -1028,7 +1027,7 @@ class _SentenceReader:
         for t in sorted((t for t in self.terms if t.kind in ("EVENT", "VERDICT")), key=lambda t: -t.start):
             rest = rest[:t.start] + " " + rest[t.end:]
         rest = _elliptical_words().sub("", TRAILING_DATES.sub("", rest))
-        return self.ctx.block_kinds if not _WORDS.search(rest) else []
+        return self.ctx.block_kinds if not LETTER.search(rest) else []
 
     def _strict_outcome_kinds(self, objects: list[str]) -> list[str]:
         """Outside a topic section, the kinds an outcome word speaks of: only

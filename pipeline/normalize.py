@@ -101,10 +101,11 @@ class Line:
                     tuple(Link(*clip(l.start, l.end), l.href) for l in self.links if l.start >= start and l.end <= end))
 
 
-_LETTER = re.compile(r"[^\W\d_]")
+LETTER = re.compile(r"[^\W\d_]")  # a letter of any script
 # Questions and answers (问：… / 答：…, Q1: … / A（17/3/24）: …): a question starts a ruling, its
 # answer stays with it, a date stamp before either label allowed.
-_STAMP = r"[\d/.\-年月日\s]*"
+_STAMP_CLASS = r"\d/.\-年月日\s"  # what a date stamp is written with (its parentheses aside)
+_STAMP = f"[{_STAMP_CLASS}]*"
 # A Latin Q or A is a label only before a colon or a parenthesis that opens a date: "A (rare) case" is no answer.
 QUESTION_LABEL = re.compile(_STAMP + r"(?:(?:问|提问)\s*[：:（(]|[QＱ]\d*\s*(?:[：:]|[（(]\d))")
 ANSWER_LABEL = re.compile(_STAMP + r"(?:(?:答|回答)\s*[：:（(]|[AＡ]\d*\s*(?:[：:]|[（(]\d))")
@@ -129,10 +130,10 @@ def _own_date_at(text: str, language: str) -> str | None:
     label = not _SENTENCE_END.search(before) and (
         len(before.strip()) <= 8 or opener in "：:"
         or (opener in "(（" and _CLOSED_LABEL.match(text, own[0].end)))
-    return "start" if label and _LETTER.search(after) else "end"
+    return "start" if label and LETTER.search(after) else "end"
 
 
-_STAMP_CHARS = re.compile(r"[\d/.\-\s（）()年月日]+")  # what a date stamp alone is written with
+_STAMP_CHARS = re.compile(f"[{_STAMP_CLASS}（）()]+")  # what a date stamp alone is written with
 _NOTE = re.compile(r"[（(][^（）()]{1,8}[）)]")  # a stamp's note: 17/3/24（邮件）
 _DATE_LIKE = re.compile(r"\d\s*[/.\-年]\s*\d")
 # Konami FAQ (3/24/17, email): / Konami ruling (3/24/17) - : the parenthesis closes a label
@@ -196,13 +197,13 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 def stamp_only(text: str) -> bool:
     """Whether ``text`` holds date stamps and no word (``17/3/24``, ``（2018.1.5）``,
     ``2019年1月9日``, ``17/3/24（邮件）``: a short note in parentheses is the stamp's)."""
-    first = _LETTER.search(text)
+    first = LETTER.search(text)
     if first is None:
         return True
     if first.group() not in "年月日" and not (len(text) <= 40 and text.lstrip()[:1].isdigit()
                                             and _DATE_LIKE.search(text)):
         return False  # most lines: their first letter is a word's (1.（略）, 2000（攻击力） have no date)
-    return not _LETTER.search(_STAMP_CHARS.sub("", _NOTE.sub("", text)))
+    return not LETTER.search(_STAMP_CHARS.sub("", _NOTE.sub("", text)))
 
 
 @lru_cache(maxsize=1)
@@ -224,24 +225,23 @@ def split_dated_lines(line: Line, always: bool = False, language: str = "zh") ->
         return [line]
     bounds = (-1, *line.breaks, len(line.text))
     spans = [(a + 1, b) for a, b in zip(bounds, bounds[1:]) if line.text[a + 1:b].strip()]
+    if always:  # a line-block: every part is a ruling (a stamp alone is glued to its ruling by extract)
+        return [line.part(a, b) for a, b in spans]
     dated = [_own_date_at(line.text[a:b], language) for a, b in spans]
-    if not always and sum(d is not None for d in dated) < 2:
+    if sum(d is not None for d in dated) < 2:
         return [line]
-    return [line.part(a, b) for a, b in _rulings(line.text, spans, dated, always)]
+    return [line.part(a, b) for a, b in _rulings(line.text, spans, dated)]
 
 
-def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None], always: bool) -> list[tuple[int, int]]:
+def _rulings(text: str, spans: list[tuple[int, int]], dated: list[str | None]) -> list[tuple[int, int]]:
     """The character ranges of the rulings among the parts ``spans`` of a
-    line (``dated``: :func:`_own_date_at` of each). In a line-block every part
-    is a ruling (a stamp alone is glued to its ruling by extract). Otherwise
-    a question starts a ruling and its answer stays with it, and the page
+    paragraph's line (``dated``: :func:`_own_date_at` of each): a question
+    starts a ruling and its answer stays with it, and the page
     writes its dates before its rulings (stamps alone that lead:
     :func:`stamps_lead`; or most dated parts carry theirs before their
     words: a ruling starts at
     each dated part) or after them (a ruling ends at each dated part; parts
     after the last one are a ruling of their own)."""
-    if always:
-        return spans
     opens = dated[0] == "alone" or (len(dated) > 1 and dated[1] == "alone" and is_title(text[slice(*spans[0])]))
     stamps = [text[a:b] for (a, b), d in zip(spans, dated) if d == "alone"]
     date_first = (stamps_lead(opens, dated[-1] == "alone", stamps)
@@ -921,7 +921,7 @@ def _layout_row(tr) -> bool:
     most have headers), a cell with a heading, or with three or more block
     elements, or the table's only cell with two or more."""
     table = tr.getparent()
-    if table is not None and table.tag in ("thead", "tbody", "tfoot"):
+    if table is not None and table.tag in _ROW_GROUPS:
         table = table.getparent()
     # its own rows (not those of a table nested in a cell), three at most: a table of 100,000
     # rows must not cost 100,000 squared
@@ -938,12 +938,15 @@ def _layout_row(tr) -> bool:
     return False
 
 
+_ROW_GROUPS = ("thead", "tbody", "tfoot")
+
+
 def _own_rows(table):
     """The rows of ``table`` itself, in its ``thead``, ``tbody`` and ``tfoot`` too."""
     for child in table:
         if child.tag == "tr":
             yield child
-        elif child.tag in ("thead", "tbody", "tfoot"):
+        elif child.tag in _ROW_GROUPS:
             yield from (row for row in child if row.tag == "tr")
 
 

@@ -389,6 +389,16 @@ def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:
     return list(phrases)
 
 
+def _lower_case_words(check: _Checker, data: dict, key: str, where: str) -> list[str]:
+    """``check.words`` of ``data[key]``, each phrase lower case (English phrases
+    are matched on lower-cased text)."""
+    phrases = check.words(data, key, where)
+    for i, phrase in enumerate(phrases):
+        if phrase != phrase.lower():
+            check.fail(f"{where}.{key}[{i}]", "must be lower case (matched on lower-cased text)")
+    return phrases
+
+
 @lru_cache(maxsize=1)
 def retention_terms_en() -> dict:
     """``schema/retention_terms_en.json``: English ``kinds``, ``events``,
@@ -401,18 +411,14 @@ def retention_terms_en() -> dict:
                                  ("verdicts", statement_verdicts(), "a verdict a ruling states")):
         for key in check.get(data, section, dict):
             check.member(f"{section}.{key}", key, known, what)
-            for i, phrase in enumerate(check.words(data[section], key, section)):
-                if phrase != phrase.lower():
-                    check.fail(f"{section}.{key}[{i}]", "must be lower case (matched on lower-cased tokens)")
+            _lower_case_words(check, data[section], key, section)
     check.words(data, "negators")
     for event, phrases in check.get(data, "returning_events", dict).items():
         check.member(f"returning_events.{event}", event, events(), "an event")
         if not isinstance(phrases, dict):
             check.fail(f"returning_events.{event}", 'must be an object {"leaves": [...], "returns": [...]}')
         for part in ("leaves", "returns"):
-            for i, phrase in enumerate(check.words(phrases, part, f"returning_events.{event}")):
-                if phrase != phrase.lower():
-                    check.fail(f"returning_events.{event}.{part}[{i}]", "must be lower case (matched on lower-cased text)")
+            _lower_case_words(check, phrases, part, f"returning_events.{event}")
     return data
 
 
