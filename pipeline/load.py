@@ -230,8 +230,8 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
 
 
 def json_array(rows: list[dict]) -> bytes:
-    """Rows as one JSON array (UTF-8), the form of the row files
-    :func:`bulk_insert` reads: the build's workers write a page's rows so.
+    """Rows as one JSON array (UTF-8), the form of rows :func:`bulk_insert`
+    takes as ``arrays``: the build's workers hand back a page's rows so.
     One ``orjson.dumps`` of the whole list takes a fifth of the time of one
     call per row (the call's own cost dominates for rows of a few fields)."""
     return orjson.dumps(rows, default=str)
@@ -292,37 +292,40 @@ def write_ndjson(path: Path, rows: Iterable[dict], table: str) -> int:
 
 
 def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict], workdir: Path,
-                files: Sequence[Path] = ()) -> None:
-    """Insert the row ``files`` (JSON arrays of :func:`json_array`, written
-    earlier, e.g. in the build's worker processes; joined into one file
+                arrays: Sequence[bytes] = ()) -> None:
+    """Insert ``arrays`` (rows as JSON arrays of :func:`json_array`, made
+    earlier, e.g. in the build's worker processes; written to one file
     first, :func:`join_arrays`), then ``rows`` (a list or any iterable,
-    streamed to an NDJSON file), into ``table``: one ``read_json`` a form."""
-    path = workdir / f"{table}.ndjson"
-    streamed = [str(path)] if write_ndjson(path, rows, table) else []  # (workers' rows: checked by record_rows)
-    joined = join_arrays(files, workdir / f"{table}.json") if len(files) > 1 else files
+    streamed to an NDJSON file), into ``table``: one ``read_json`` a form.
+    Each file is deleted once read."""
+    written = []
     try:
-        for form, paths in (("array", [str(f) for f in joined]), ("newline_delimited", streamed)):
-            if paths:
-                _read_json_into(con, table, paths, form)
+        if arrays:
+            written.append(join_arrays(arrays, workdir / f"{table}.json", table))
+            _read_json_into(con, table, [str(written[-1])], "array")
+        path = workdir / f"{table}.ndjson"
+        written.append(path)
+        if write_ndjson(path, rows, table):  # (workers' rows: checked by record_rows)
+            _read_json_into(con, table, [str(path)], "newline_delimited")
     finally:
-        if joined is not files:  # a batch's rows: do not keep a second copy on disk
-            joined[0].unlink()
+        for path in written:  # a batch's rows: do not keep them on disk
+            path.unlink(missing_ok=True)
 
 
-def join_arrays(files: Sequence[Path], out: Path) -> list[Path]:
-    """The JSON arrays of ``files`` (:func:`json_array`) written as one array
-    to ``out``, in order, a file at a time; returns ``[out]``. DuckDB's
-    ``read_json`` costs about a millisecond a file whatever its size, and a
-    batch holds four files a page: the rows of a 500-page scaled corpus load
-    in 4.0 s of CPU from one file a table and batch, in 6.2–6.6 s from their
-    2,000 page files. Raises LoadError naming a file that holds no JSON array."""
-    with open(out, "wb") as fh:
+def join_arrays(arrays: Sequence[bytes], out: Path, table: str = "") -> Path:
+    """The JSON arrays ``arrays`` (:func:`json_array`) written as one array
+    to ``out``, in order; returns ``out``. DuckDB's ``read_json`` costs
+    about a millisecond a file whatever its size: the rows of a 500-page
+    scaled corpus load in 4.0 s of CPU from one file a table and batch, in
+    6.2–6.6 s from their 2,000 page files. Raises LoadError (naming
+    ``table`` and the array's position) for bytes that are no JSON array."""
+    with open(out, "wb", buffering=0) as fh:
         fh.write(b"[")
         first = True
-        for path in files:
-            data = Path(path).read_bytes()
+        for i, data in enumerate(arrays):
             if data[:1] != b"[" or data[-1:] != b"]":
-                raise LoadError("a row file is not a JSON array (cut short?)", place=str(path))
+                raise LoadError(f"table {table}: rows number {i} of the batch are not a JSON array (cut short?)",
+                                place=str(out))
             inner = memoryview(data)[1:-1]
             if inner:
                 if not first:
@@ -330,7 +333,7 @@ def join_arrays(files: Sequence[Path], out: Path) -> list[Path]:
                 fh.write(inner)
                 first = False
         fh.write(b"]")
-    return [out]
+    return out
 
 
 def _read_json_into(con: duckdb.DuckDBPyConnection, table: str, paths: list[str], form: str) -> None:
@@ -348,7 +351,7 @@ class DatabaseWriter:
     renamed over ``db_path`` by :meth:`commit`; a writer left without commit
     (an error, a kill) leaves ``db_path`` as it was.
 
-    Rows can come early (:meth:`insert_files`, while a build still reads
+    Rows can come early (:meth:`insert_arrays`, while a build still reads
     pages) and at the end (:meth:`commit`), all in one transaction: DuckDB
     writes the full row groups of a transaction's inserts straight to the
     file, where a commit per batch logged them to the write-ahead log and
@@ -384,17 +387,17 @@ class DatabaseWriter:
     def __exit__(self, *exc_info) -> None:
         self.close()
 
-    def insert_files(self, files: dict[str, list[Path]]) -> None:
-        """Insert row files of :func:`json_array` (table -> files) into the
-        build's transaction (committed by :meth:`commit`). Raises LoadError
-        naming the table when DuckDB refuses the rows."""
-        for table, paths in files.items():
-            if paths:
-                self._insert(table, [], paths)
+    def insert_arrays(self, arrays: dict[str, list[bytes]]) -> None:
+        """Insert rows as JSON arrays of :func:`json_array` (table -> arrays)
+        into the build's transaction (committed by :meth:`commit`). Raises
+        LoadError naming the table when DuckDB refuses the rows."""
+        for table, table_arrays in arrays.items():
+            if table_arrays:
+                self._insert(table, [], table_arrays)
 
-    def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
+    def _insert(self, table: str, rows: list[dict], arrays: list[bytes]) -> None:
         try:
-            bulk_insert(self.con, table, rows, Path(self._workdir.name), files)
+            bulk_insert(self.con, table, rows, Path(self._workdir.name), arrays)
         except duckdb.Error as exc:
             raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
 

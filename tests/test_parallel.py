@@ -101,22 +101,22 @@ def test_workers_end_when_the_build_is_killed(tmp_path, built):
     assert ((out / "r.duckdb").read_bytes(), (out / "e.py").read_bytes()) == before
 
 
-def test_a_page_whose_rows_cannot_be_written_fails_alone(tmp_path, monkeypatch):
-    """An error after extract (writing the page's rows: a full disk, a bug)
-    names the page; the other pages are built. Workers are forked, so they
+def test_a_page_whose_rows_cannot_be_made_fails_alone(tmp_path, monkeypatch):
+    """An error after extract (making the page's rows: a bug, memory) names
+    the page; the other pages are built. Workers are forked, so they
     inherit the patched function."""
     real = run_module.page_rows
 
     def page_rows(records, snapshot_hash, source, *args):
         if source.id == "ocg-rule-c03-pledges":
-            raise OSError(28, "No space left on device")
+            raise MemoryError("out of memory")
         return real(records, snapshot_hash, source, *args)
 
     monkeypatch.setattr(run_module, "page_rows", page_rows)
     result = build(BUNDLED_CORPUS, tmp_path / "r.duckdb", tmp_path / "e.py", workers=2)
     assert len(result.errors) == 1
-    assert result.errors[0].startswith("[load] ocg-rule-c03-pledges, pages/ocg-rule/c03-pledges.html: writing the "
-                                       "page's rows: OSError")
+    assert result.errors[0] == ("[load] ocg-rule-c03-pledges, pages/ocg-rule/c03-pledges.html: making the page's "
+                                "rows: MemoryError: out of memory")
     assert result.pages_ok == 39 and (tmp_path / "e.py").is_file()
 
 
@@ -130,7 +130,7 @@ def test_an_output_folder_that_cannot_be_written_stops_the_build_before_any_page
 
 
 def _dying_page_job(job):
-    if job[1].id == "ocg-rule-c03-pledges":
+    if job[0].id == "ocg-rule-c03-pledges":
         os._exit(9)  # as the kernel's out-of-memory killer would end it
     return _real_page_job(job)
 

@@ -81,10 +81,11 @@ def test_duplicate_record_ids_are_found_without_a_primary_key():
         check_unique_records(con, "test")
 
 
-def test_row_files_and_streamed_rows_load_the_same_values(tmp_path):
-    """A page's rows as a JSON array file (the build's workers) and rows
-    streamed as NDJSON (the end of a build, a refresh) load the same values,
-    whatever the text holds: quotes, backslashes, line breaks, NULLs, lists."""
+def test_row_arrays_and_streamed_rows_load_the_same_values(tmp_path):
+    """A page's rows as a JSON array (the build's workers hand them back so)
+    and rows streamed as NDJSON (the end of a build, a refresh) load the
+    same values, whatever the text holds: quotes, backslashes, line breaks,
+    NULLs, lists; no file of them is left once loaded."""
     from pipeline.load import bulk_insert, columns, json_array
 
     def row(i: int, text: str, cells) -> dict:
@@ -93,27 +94,26 @@ def test_row_files_and_streamed_rows_load_the_same_values(tmp_path):
                 "text": text, "cells": cells, "norm_text": text, "first_seen_run": 1}
 
     texts = ['「引号」"x" \\ 反斜杠', "两行\n文字\t制表", "", "𠀀 astral ™"]
-    in_file = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
+    in_arrays = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
     streamed = [row(i + 10, t, ["ｘ"] if i % 2 else None) for i, t in enumerate(texts)]
-    pages = [tmp_path / f"page{i}.json" for i in range(4)]  # a batch of pages: joined into one array file
-    for page, rows in zip(pages, (in_file[:1], [], in_file[1:3], in_file[3:])):
-        page.write_bytes(json_array(rows))
+    # a batch of pages, one of them without rows: joined into one array file
+    pages = [json_array(rows) for rows in (in_arrays[:1], [], in_arrays[1:3], in_arrays[3:])]
     work = tmp_path / "work"
     work.mkdir()
     con = duckdb.connect()
     create_schema(con)
     bulk_insert(con, "records", streamed, work, pages)
     got = con.execute("SELECT record_id, text, cells, norm_text, parent_id, seq FROM records").fetchall()  # as inserted
-    assert got == [(r["record_id"], r["text"], r["cells"], r["text"], None, r["seq"]) for r in in_file + streamed]
-    assert not (tmp_path / "work" / "records.json").exists()  # the joined copy is gone once loaded
+    assert got == [(r["record_id"], r["text"], r["cells"], r["text"], None, r["seq"]) for r in in_arrays + streamed]
+    assert list(work.iterdir()) == []  # the joined copy and the NDJSON file are gone once loaded
 
 
-def test_a_row_file_cut_short_is_named(tmp_path):
+def test_rows_that_are_no_json_array_are_named(tmp_path):
     from pipeline.load import join_arrays, json_array
 
-    good, cut = tmp_path / "a.json", tmp_path / "b.json"
-    good.write_bytes(json_array([{"key": "k", "value": "v"}]))
-    cut.write_bytes(json_array([{"key": "k", "value": "v"}])[:-3])
-    with pytest.raises(LoadError, match="not a JSON array") as err:
-        join_arrays([good, cut], tmp_path / "out.json")
-    assert err.value.place == str(cut)
+    good = json_array([{"key": "k", "value": "v"}])
+    for bad in (good[:-3], b"", b'{"key": "k"}'):
+        with pytest.raises(LoadError, match=r"table build_info: rows number 1 of the batch are not a JSON array"):
+            join_arrays([good, bad], tmp_path / "out.json", "build_info")
+    assert join_arrays([b"[]", good, b"[]", good], tmp_path / "out.json").read_bytes() == b"[" + good[1:-1] + b"," + \
+        good[1:-1] + b"]"
