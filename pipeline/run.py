@@ -48,7 +48,7 @@ from .records import Record, page_counts, shrinkage, utc_now
 from .schema import check_all, info_kinds
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
-# Row bytes (JSON) held in the build process between two loads into the database: about 11 MB of pages.
+# Row bytes (JSON) written to a batch's files between two loads into the database: about 11 MB of pages.
 FLUSH_BYTES = 32 * 1024 * 1024
 
 
@@ -171,10 +171,11 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, counts:
     :data:`~pipeline.load.RECORD_TABLES` that has any; adds record, date,
     card and statement counts to ``counts``.
 
-    Handed back to the build process, not written to a file a page: each
-    file created cost about 0.6 ms of CPU on this machine's disk, four a
-    page (a 1,000-page build spent 2.8 s creating them and 1 s reading
-    them back, a tenth of its load)."""
+    Handed back to the build process, which appends them to its batch's
+    files (:class:`~pipeline.load.RowBatch`), not written to files of
+    their own: four files a page, each created at about 0.6 ms of CPU on
+    this machine's disk, cost a 1,000-page build 2.8 s of its workers' CPU
+    and 1 s of the build process's to read them back."""
     rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
     counts.update(page_counts(records))  # records, statements, dated records, card mentions: the shrink guard's
     counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["passcode"] is not None)
@@ -349,7 +350,6 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     previous = previous_counts(db_path)
     with DatabaseWriter(db_path) as writer:
         snapshots, packed, counts = [], [], Counter()
-        pending, pending_bytes = {t: [] for t in RECORD_TABLES}, 0
         for outcome in _outcomes(sources, max_page_bytes, result.workers):
             source = outcome.source
             if progress:
@@ -372,14 +372,11 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             snapshots.append(outcome.snapshot)
             packed.append(outcome.compile_records)
             counts.update(outcome.counts)
-            for table, array in outcome.rows.items():
-                pending[table].append(array)
-                pending_bytes += len(array)
+            batch_bytes = _timed(result, "load", writer.add_rows, outcome.rows)
             outcome.rows = {}
-            if pending_bytes >= FLUSH_BYTES:  # load while the workers go on: the rows wait in memory
-                _timed(result, "load", _flush, writer, pending)
-                pending_bytes = 0
-        _timed(result, "load", _flush, writer, pending)
+            if batch_bytes >= FLUSH_BYTES:  # load while the workers go on
+                _timed(result, "load", writer.insert_batch)
+        _timed(result, "load", writer.insert_batch)
         _finish(result, corpus_dir, sources, snapshots, packed, writer, started)
     result.records, result.dated_records = counts["records"], counts["dated_records"]
     result.card_mentions, result.linked_mentions = counts["card_mentions"], counts["linked_mentions"]
@@ -426,19 +423,13 @@ def _keep_previous(outcome: PageOutcome, db_path: Path, warnings: list[str], shr
     return True
 
 
-def _timed(result: BuildResult, stage: str, work, *args) -> None:
-    """Run ``work(*args)`` in this process, adding its wall and CPU seconds to ``stage``."""
+def _timed(result: BuildResult, stage: str, work, *args):
+    """``work(*args)`` run in this process, its wall and CPU seconds added to ``stage``."""
     t0, c0 = time.perf_counter(), time.process_time()
-    work(*args)
+    done = work(*args)
     result.timings[stage] += time.perf_counter() - t0
     result.cpu[stage] += time.process_time() - c0
-
-
-def _flush(writer: DatabaseWriter, pending: dict[str, list[bytes]]) -> None:
-    """Insert the pending rows (JSON arrays, table -> arrays) into the database being written, and let them go."""
-    writer.insert_arrays(pending)
-    for arrays in pending.values():
-        arrays.clear()
+    return done
 
 
 def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],

@@ -43,8 +43,8 @@ def reached(name):
 
 real_insert, real_replace = load.bulk_insert, os.replace
 
-def bulk_insert(con, table, rows, workdir, arrays=()):
-    real_insert(con, table, rows, workdir, arrays)
+def bulk_insert(con, table, rows, workdir, files=()):
+    real_insert(con, table, rows, workdir, files)
     reached("inserted:" + table)
 
 def replace(src, dst):

@@ -3,6 +3,7 @@ engine's citations (newest records, excerpts), the slim records compile
 holds, rows streamed to disk, record ids unique without a primary key."""
 
 import json
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -81,12 +82,13 @@ def test_duplicate_record_ids_are_found_without_a_primary_key():
         check_unique_records(con, "test")
 
 
-def test_row_arrays_and_streamed_rows_load_the_same_values(tmp_path):
-    """A page's rows as a JSON array (the build's workers hand them back so)
-    and rows streamed as NDJSON (the end of a build, a refresh) load the
-    same values, whatever the text holds: quotes, backslashes, line breaks,
-    NULLs, lists; no file of them is left once loaded."""
-    from pipeline.load import bulk_insert, columns, json_array
+def test_a_batch_of_page_rows_and_streamed_rows_load_the_same_values(tmp_path):
+    """Pages' rows as JSON arrays (the build's workers hand them back so)
+    appended to a batch's file, and rows streamed as NDJSON (the end of a
+    build, a refresh), load the same values, whatever the text holds:
+    quotes, backslashes, line breaks, NULLs, lists; no file of them is left
+    once loaded."""
+    from pipeline.load import DatabaseWriter, bulk_insert, columns, json_array
 
     def row(i: int, text: str, cells) -> dict:
         return {**dict.fromkeys(columns()["records"]), "record_id": f"r{i}", "source_id": "s", "seq": i,
@@ -94,26 +96,37 @@ def test_row_arrays_and_streamed_rows_load_the_same_values(tmp_path):
                 "text": text, "cells": cells, "norm_text": text, "first_seen_run": 1}
 
     texts = ['「引号」"x" \\ 反斜杠', "两行\n文字\t制表", "", "𠀀 astral ™"]
-    in_arrays = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
+    in_batch = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
     streamed = [row(i + 10, t, ["ｘ"] if i % 2 else None) for i, t in enumerate(texts)]
-    # a batch of pages, one of them without rows: joined into one array file
-    pages = [json_array(rows) for rows in (in_arrays[:1], [], in_arrays[1:3], in_arrays[3:])]
-    work = tmp_path / "work"
-    work.mkdir()
-    con = duckdb.connect()
-    create_schema(con)
-    bulk_insert(con, "records", streamed, work, pages)
-    got = con.execute("SELECT record_id, text, cells, norm_text, parent_id, seq FROM records").fetchall()  # as inserted
-    assert got == [(r["record_id"], r["text"], r["cells"], r["text"], None, r["seq"]) for r in in_arrays + streamed]
-    assert list(work.iterdir()) == []  # the joined copy and the NDJSON file are gone once loaded
+    with DatabaseWriter(tmp_path / "r.duckdb") as writer:
+        work = Path(writer._workdir.name)
+        # four pages, one of them without rows, in two batches
+        for rows in (in_batch[:1], [], in_batch[1:3]):
+            writer.add_rows({"records": json_array(rows)})
+        assert sorted(p.name for p in work.iterdir()) == ["records.json"]  # one file a table and batch
+        writer.insert_batch()
+        assert writer.add_rows({"records": json_array(in_batch[3:])}) > 0
+        writer.insert_batch()
+        bulk_insert(writer.con, "records", streamed, work)
+        got = writer.con.execute("SELECT record_id, text, cells, norm_text, parent_id, seq FROM records").fetchall()
+        assert list(work.iterdir()) == []  # the batch files and the NDJSON file are gone once loaded
+    assert got == [(r["record_id"], r["text"], r["cells"], r["text"], None, r["seq"]) for r in in_batch + streamed]
 
 
-def test_rows_that_are_no_json_array_are_named(tmp_path):
-    from pipeline.load import join_arrays, json_array
+def test_page_rows_that_are_no_json_array_are_named_and_none_of_the_page_is_added(tmp_path):
+    from pipeline.load import RowBatch, json_array
 
     good = json_array([{"key": "k", "value": "v"}])
+    batch = RowBatch(tmp_path)
     for bad in (good[:-3], b"", b'{"key": "k"}'):
-        with pytest.raises(LoadError, match=r"table build_info: rows number 1 of the batch are not a JSON array"):
-            join_arrays([good, bad], tmp_path / "out.json", "build_info")
-    assert join_arrays([b"[]", good, b"[]", good], tmp_path / "out.json").read_bytes() == b"[" + good[1:-1] + b"," + \
-        good[1:-1] + b"]"
+        with pytest.raises(LoadError, match=r"table runs: a page's rows are not a JSON array") as err:
+            batch.add({"build_info": good, "runs": bad})
+        assert err.value.place == str(tmp_path)
+    assert batch.bytes == 0 and list(tmp_path.iterdir()) == []
+    batch.add({"build_info": b"[]"})
+    batch.add({"build_info": good})
+    batch.add({"build_info": good, "runs": b"[]"})
+    files = batch.close()
+    assert files == {"build_info": tmp_path / "build_info.json"}
+    assert files["build_info"].read_bytes() == b"[" + good[1:-1] + b"," + good[1:-1] + b"]"
+    assert batch.bytes == 0 and batch.files == {}
