@@ -16,10 +16,19 @@ run can be 30 % slower than the next.
 
 from __future__ import annotations
 
-import functools
-import gc
-import json
-import time
+import sys
+from pathlib import Path
+
+# Run as a script (``python bench/profile.py``), this file's folder comes first on
+# the path and this file would be the standard library's ``profile`` module, which
+# spaCy's ``cProfile`` import then finds: take the folder off the path.
+if __name__ == "__main__" and sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    del sys.path[0]
+
+import functools  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
 
 import click
 
