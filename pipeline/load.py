@@ -230,8 +230,8 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
 
 
 def json_array(rows: list[dict]) -> bytes:
-    """Rows as one JSON array (UTF-8), the form of rows :func:`bulk_insert`
-    takes as ``arrays``: the build's workers hand back a page's rows so.
+    """Rows as one JSON array (UTF-8): the build's workers hand back a
+    page's rows so, and :class:`RowBatch` joins them into a batch's files.
     One ``orjson.dumps`` of the whole list takes a fifth of the time of one
     call per row (the call's own cost dominates for rows of a few fields)."""
     return orjson.dumps(rows, default=str)
@@ -324,23 +324,30 @@ class RowBatch:
     def add(self, arrays: dict[str, bytes]) -> None:
         """Append one page's ``arrays`` (table -> JSON array). Raises
         LoadError naming the table for bytes that are no JSON array (and
-        then adds none of the page's rows)."""
+        then adds none of the page's rows), or when the file cannot be
+        written (a full disk: the build stops, the previous database stays)."""
         for table, data in arrays.items():
             if data[:1] != b"[" or data[-1:] != b"]":
                 raise LoadError(f"table {table}: a page's rows are not a JSON array (cut short?)",
                                 place=str(self.folder))
         for table, data in arrays.items():
             inner = memoryview(data)[1:-1]
-            if not inner:
-                continue
-            fh = self.files.get(table)
-            if fh is None:
-                fh = self.files[table] = open(self.folder / f"{table}.json", "wb")
-                fh.write(b"[")
-            else:
-                fh.write(b",")
-            fh.write(inner)
-            self.bytes += len(inner)
+            if inner:
+                try:
+                    self._append(table, inner)
+                except OSError as exc:
+                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}",
+                                    place=str(self.folder)) from exc
+                self.bytes += len(inner)
+
+    def _append(self, table: str, inner: memoryview) -> None:
+        fh = self.files.get(table)
+        if fh is None:
+            fh = self.files[table] = open(self.folder / f"{table}.json", "wb")
+            fh.write(b"[")
+        else:
+            fh.write(b",")
+        fh.write(inner)
 
     def close(self) -> dict[str, Path]:
         """End each file's array and close it; returns table -> file (the

@@ -130,3 +130,12 @@ def test_page_rows_that_are_no_json_array_are_named_and_none_of_the_page_is_adde
     assert files == {"build_info": tmp_path / "build_info.json"}
     assert files["build_info"].read_bytes() == b"[" + good[1:-1] + b"," + good[1:-1] + b"]"
     assert batch.bytes == 0 and batch.files == {}
+
+
+def test_a_batch_that_cannot_be_written_stops_with_a_load_error(tmp_path):
+    from pipeline.load import RowBatch, json_array
+
+    batch = RowBatch(tmp_path / "gone")  # the folder was removed: open() fails as on a full disk
+    with pytest.raises(LoadError, match=r"table records: cannot write the batch of rows: No such file") as err:
+        batch.add({"records": json_array([{"record_id": "r1"}])})
+    assert err.value.place == str(tmp_path / "gone")
