@@ -7,9 +7,10 @@ against the DDL (:func:`check_row`). A build writes a new database file next to
 the target (:class:`DatabaseWriter`) and renames it over the target only when
 every table is loaded, so a build killed at any point leaves the previous
 database intact. Rows are loaded in bulk, never row by row: they are written
-as JSON (in the build's worker processes, one array per page and table; rows
-made at the end, streamed as newline-delimited JSON) and read with DuckDB's
-``read_json`` in one ``INSERT ... SELECT`` per batch of pages, all in one
+as JSON (the build's worker processes make one array per page and table, which
+the build process appends to one file per table and batch, :class:`RowBatch`;
+rows made at the end are streamed as newline-delimited JSON) and read with
+DuckDB's ``read_json`` in one ``INSERT ... SELECT`` per batch of pages, all in one
 transaction on the temporary file; the rename is what makes a build all or
 nothing. A refresh writes in place, in one transaction (:func:`write_refresh`).
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -351,19 +352,31 @@ class RowBatch:
 
     def close(self) -> dict[str, Path]:
         """End each file's array and close it; returns table -> file (the
-        caller deletes them). The batch is empty again."""
-        done = {}
-        for table, fh in self.files.items():
-            fh.write(b"]")
-            fh.close()
-            done[table] = Path(fh.name)
-        self.files, self.bytes = {}, 0
-        return done
+        caller deletes them). The batch is empty again, even when a file
+        cannot be written: LoadError then (its files are left in the folder)."""
+        files, self.files, self.bytes = self.files, {}, 0
+        failed = None
+        for fh in files.values():
+            try:
+                try:
+                    fh.write(b"]")
+                finally:
+                    fh.close()
+            except OSError as exc:
+                failed = failed or exc
+        if failed:
+            raise LoadError(f"cannot write the batch of rows: {failed.strerror or failed}", place=str(self.folder))
+        return {table: Path(fh.name) for table, fh in files.items()}
 
     def discard(self) -> None:
-        """Close and delete the files of an unfinished batch."""
-        for path in self.close().values():
-            path.unlink(missing_ok=True)
+        """Close and delete the files of an unfinished batch; never raises
+        (it runs while an error is on its way)."""
+        files, self.files, self.bytes = self.files, {}, 0
+        for fh in files.values():
+            with suppress(OSError):
+                fh.close()
+            with suppress(OSError):
+                Path(fh.name).unlink(missing_ok=True)
 
 
 def _read_json_into(con: duckdb.DuckDBPyConnection, table: str, paths: list[str], form: str) -> None:
@@ -482,14 +495,16 @@ class DatabaseWriter:
 
     def close(self) -> None:
         """Close the connection and remove whatever was not renamed (idempotent)."""
-        if self.con is not None:
-            self.con.close()
-            self.con = None
-        self._batch.discard()
-        self._workdir.cleanup()
-        for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
-            if leftover.exists():
-                leftover.unlink()
+        try:
+            if self.con is not None:
+                self.con, con = None, self.con
+                con.close()
+        finally:  # whatever failed above, nothing of this writer is left on disk
+            self._batch.discard()
+            self._workdir.cleanup()
+            for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
+                if leftover.exists():
+                    leftover.unlink()
 
 
 # --------------------------------------------------------------------------- the output files
@@ -570,6 +585,7 @@ def merge_leftover_wal(db_path: Path) -> str | None:
     return f"{db_path}: merged the write-ahead log a killed run left"
 
 
+# The work folders of builds and refreshes ("build": row files of versions before 2026-12-01, still cleaned).
 WORK_KINDS = ("build", "load", "refresh")
 
 

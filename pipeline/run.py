@@ -4,10 +4,11 @@ Pages are independent until compile, so a corpus of several pages is spread
 over worker processes (one per core by default, ``fork`` where the platform
 has it, results taken in manifest order so the output does not depend on
 timing). A worker normalizes and extracts its page and hands back the
-page's record rows (one JSON array per table, which the load joins and
-reads in bulk, a batch at a time) and only the records compile needs
-(those stating something), so memory stays bounded by the statements and
-one batch of rows, not by the corpus.
+page's record rows (one JSON array per table, which the load appends to a
+batch's files and reads in bulk) and only the records compile needs (those
+stating something), so memory stays bounded by the statements, not by the
+corpus. Pages read while the build waits for an earlier, slower one wait in
+memory with their rows (about three times their bytes) until it comes.
 
 One broken page never stops a build: its error (stage, source id, place) is
 collected, the page keeps the records the previous database holds for it, and

@@ -139,3 +139,43 @@ def test_a_batch_that_cannot_be_written_stops_with_a_load_error(tmp_path):
     with pytest.raises(LoadError, match=r"table records: cannot write the batch of rows: No such file") as err:
         batch.add({"records": json_array([{"record_id": "r1"}])})
     assert err.value.place == str(tmp_path / "gone")
+
+
+class _FullDisk:
+    """A batch file on a full disk: every write and the close fail (ENOSPC)."""
+
+    def __init__(self, name):
+        self.name = str(name)
+
+    def write(self, data):
+        raise OSError(28, "No space left on device")
+
+    def close(self):
+        raise OSError(28, "No space left on device")
+
+
+def test_a_batch_that_cannot_be_closed_is_a_load_error_and_empty_again(tmp_path):
+    from pipeline.load import RowBatch, json_array
+
+    batch = RowBatch(tmp_path)
+    batch.add({"build_info": json_array([{"key": "k", "value": "v"}])})
+    batch.files["runs"] = _FullDisk(tmp_path / "runs.json")
+    with pytest.raises(LoadError, match="cannot write the batch of rows: No space left on device"):
+        batch.close()
+    assert batch.files == {} and batch.bytes == 0
+    batch.files["runs"] = _FullDisk(tmp_path / "runs.json")
+    batch.discard()  # never raises: it runs while another error is on its way
+    assert batch.files == {}
+
+
+def test_a_writer_whose_batch_cannot_be_written_leaves_nothing_on_disk(tmp_path):
+    from pipeline.load import DatabaseWriter, json_array
+
+    writer = DatabaseWriter(tmp_path / "r.duckdb")
+    writer.add_rows({"build_info": json_array([{"key": "k", "value": "v"}])})
+    writer._batch.files["runs"] = _FullDisk(tmp_path / "runs.json")
+    with pytest.raises(LoadError, match="No space left on device"):
+        writer.insert_batch()
+    writer.close()
+    assert list(tmp_path.iterdir()) == []  # no temporary database, WAL or work folder
+
