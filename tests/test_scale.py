@@ -179,3 +179,28 @@ def test_a_writer_whose_batch_cannot_be_written_leaves_nothing_on_disk(tmp_path)
     writer.close()
     assert list(tmp_path.iterdir()) == []  # no temporary database, WAL or work folder
 
+
+
+def test_pages_are_handed_out_at_most_a_window_ahead_and_come_back_in_order():
+    """``pool.map`` hands out every page at once: behind a slow page, every
+    page read after it waits in memory with its rows. _in_order keeps the
+    workers at most ``ahead`` pages ahead of the page the build takes next."""
+    from concurrent.futures import Future
+
+    from pipeline import run as run_module
+
+    handed_out, taken, widest = [], [], []
+
+    class Pool:
+        def submit(self, fn, job):
+            handed_out.append(job)
+            # beyond the page just read (handed to the build, not yet taken): at most the window
+            widest.append(len(handed_out) - len(taken) - (1 if len(handed_out) > 3 else 0))
+            done = Future()
+            done.set_result(f"outcome {job}")
+            return done
+
+    for outcome in run_module._in_order(Pool(), list(range(10)), ahead=3):
+        taken.append(outcome)
+    assert taken == [f"outcome {i}" for i in range(10)] and handed_out == list(range(10))
+    assert max(widest) == 3
