@@ -30,10 +30,10 @@ import threading
 import time
 from collections import Counter, deque
 from contextlib import contextmanager, nullcontext
-from itertools import islice
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterator
 
