@@ -356,16 +356,18 @@ class RowBatch:
         cannot be written: LoadError then (its files are left in the folder)."""
         files, self.files, self.bytes = self.files, {}, 0
         failed = None
-        for fh in files.values():
+        for table, fh in files.items():
             try:
                 try:
                     fh.write(b"]")
                 finally:
                     fh.close()
             except OSError as exc:
-                failed = failed or exc
+                failed = failed or (table, exc)
         if failed:
-            raise LoadError(f"cannot write the batch of rows: {failed.strerror or failed}", place=str(self.folder))
+            table, exc = failed
+            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}",
+                            place=str(self.folder)) from exc
         return {table: Path(fh.name) for table, fh in files.items()}
 
     def discard(self) -> None:
@@ -494,17 +496,19 @@ class DatabaseWriter:
         return [warning] if warning else []
 
     def close(self) -> None:
-        """Close the connection and remove whatever was not renamed (idempotent)."""
-        try:
-            if self.con is not None:
-                self.con, con = None, self.con
+        """Close the connection and remove whatever was not renamed
+        (idempotent). Never raises: it runs while an error is on its way,
+        and what it cannot remove the next build does (:func:`clean_leftovers`)."""
+        if self.con is not None:
+            self.con, con = None, self.con
+            with suppress(duckdb.Error):  # the file is deleted below anyway
                 con.close()
-        finally:  # whatever failed above, nothing of this writer is left on disk
-            self._batch.discard()
+        self._batch.discard()
+        with suppress(OSError):
             self._workdir.cleanup()
-            for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
-                if leftover.exists():
-                    leftover.unlink()
+        for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
+            with suppress(OSError):
+                leftover.unlink(missing_ok=True)
 
 
 # --------------------------------------------------------------------------- the output files

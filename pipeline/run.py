@@ -9,7 +9,7 @@ batch's files and reads in bulk) and only the records compile needs (those
 stating something), so memory stays bounded by the statements, not by the
 corpus. Pages read while the build waits for an earlier, slower one wait in
 memory with their rows (about three times their bytes), so the workers are
-handed at most :data:`AHEAD_PER_WORKER` pages each beyond it.
+handed at most :data:`AHEAD_PER_WORKER` pages each that the build has not taken.
 
 One broken page never stops a build: its error (stage, source id, place) is
 collected, the page keeps the records the previous database holds for it, and
@@ -51,8 +51,8 @@ from .records import Record, page_counts, shrinkage, utc_now
 from .schema import check_all, info_kinds
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
-# Pages handed to the workers ahead of the one the build waits for, per worker: a page read
-# out of turn waits in the build process's memory with its rows (about three times its bytes).
+# Pages handed to the workers and not yet taken by the build, per worker: a page read out
+# of turn waits in the build process's memory with its rows (about three times its bytes).
 AHEAD_PER_WORKER = 32
 # Row bytes (JSON) written to a batch's files between two loads into the database: about 11 MB of pages.
 FLUSH_BYTES = 32 * 1024 * 1024
@@ -279,13 +279,14 @@ def _outcomes(sources: list[Source], max_page_bytes: int, workers: int) -> Itera
 
 def _in_order(pool: ProcessPoolExecutor, jobs: list, ahead: int) -> Iterator[PageOutcome]:
     """The outcomes of :func:`_page_job` for ``jobs``, in their order, with
-    at most ``ahead`` jobs handed out beyond the one the build takes next.
-    ``pool.map`` hands out every job at once: behind a slow page (a 20 MB
-    page takes seconds), every page read meanwhile would wait in memory
-    with its rows. 64 pages ahead for two workers cost no measurable time
-    (1,000-page builds, two of each in turns)."""
+    at most ``ahead`` (at least 1) jobs handed out whose outcome the build
+    has not taken: the one it waits for and those after it. ``pool.map``
+    hands out every job at once: behind a slow page (a 20 MB page takes
+    seconds), every page read meanwhile would wait in memory with its rows.
+    64 for two workers cost no measurable time (1,000-page builds, two of
+    each in turns)."""
     queued = iter(jobs)
-    pending = deque(pool.submit(_page_job, job) for job in islice(queued, ahead))
+    pending = deque(pool.submit(_page_job, job) for job in islice(queued, max(1, ahead)))
     while pending:
         outcome = pending.popleft().result()
         for job in islice(queued, 1):

@@ -183,24 +183,51 @@ def test_a_writer_whose_batch_cannot_be_written_leaves_nothing_on_disk(tmp_path)
 
 def test_pages_are_handed_out_at_most_a_window_ahead_and_come_back_in_order():
     """``pool.map`` hands out every page at once: behind a slow page, every
-    page read after it waits in memory with its rows. _in_order keeps the
-    workers at most ``ahead`` pages ahead of the page the build takes next."""
+    page read after it waits in memory with its rows. _in_order keeps at
+    most ``ahead`` pages handed out whose outcome the build has not taken
+    (at least one: a window of 0 must not lose every page)."""
     from concurrent.futures import Future
 
     from pipeline import run as run_module
 
-    handed_out, taken, widest = [], [], []
+    for ahead, most in ((3, 3), (1, 1), (0, 1), (50, 10)):
+        handed_out, taken, in_flight = [], [], []
 
-    class Pool:
-        def submit(self, fn, job):
-            handed_out.append(job)
-            # beyond the page just read (handed to the build, not yet taken): at most the window
-            widest.append(len(handed_out) - len(taken) - (1 if len(handed_out) > 3 else 0))
-            done = Future()
-            done.set_result(f"outcome {job}")
-            return done
+        class Done(Future):
+            def result(self, timeout=None):  # the build takes this page's outcome
+                taken.append(self)
+                return super().result(timeout)
 
-    for outcome in run_module._in_order(Pool(), list(range(10)), ahead=3):
-        taken.append(outcome)
-    assert taken == [f"outcome {i}" for i in range(10)] and handed_out == list(range(10))
-    assert max(widest) == 3
+        class Pool:
+            def submit(self, fn, job):
+                handed_out.append(job)
+                in_flight.append(len(handed_out) - len(taken))
+                done = Done()
+                done.set_result(f"outcome {job}")
+                return done
+
+        outcomes = list(run_module._in_order(Pool(), list(range(10)), ahead=ahead))
+        assert outcomes == [f"outcome {i}" for i in range(10)] and handed_out == list(range(10))
+        assert max(in_flight) == most, ahead
+
+
+def test_a_writer_closes_quietly_and_cleanly_when_duckdb_cannot_close(tmp_path):
+    """close() runs while another error is on its way: a connection that
+    fails to close must not hide that error, nor leave files behind."""
+    import duckdb as duckdb_module
+
+    from pipeline.load import DatabaseWriter
+
+    class FailingClose:
+        def __init__(self, con):
+            self.con = con
+
+        def close(self):
+            self.con.close()
+            raise duckdb_module.IOException("No space left on device")
+
+    writer = DatabaseWriter(tmp_path / "r.duckdb")
+    writer.con = FailingClose(writer.con)
+    writer.close()
+    writer.close()  # idempotent
+    assert list(tmp_path.iterdir()) == []
