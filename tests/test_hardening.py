@@ -4,6 +4,7 @@ case of the same kind of fault."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -294,12 +295,23 @@ def test_a_build_over_the_file_size_limit_is_one_error_and_keeps_the_old_databas
 # --------------------------------------------------------------------------- struck spans: linear time
 
 def _paragraph_of_struck_spans(n: int) -> float:
+    """CPU seconds to read a paragraph of ``n`` struck spans, the best of
+    three, with the cyclic garbage collector paused as a build's workers
+    read a page: its passes over this test process's large heap made the
+    ratio below read 6-9 where the reading itself gives about 4."""
     html = ("<html><body><main><h1>里侧·一时除外</h1><h2>指示物</h2><p>" + "<del>甲</del>。" * n
             + "</p></main></body></html>").encode()
     source = Source("s", "", "zh", "Hans", "CN", "html", "", "x", False, "", Path("x"))
-    started = time.process_time()
-    process_page(source, {"normalize": 0.0, "extract": 0.0}, data=html)
-    return time.process_time() - started
+    best = float("inf")
+    for _ in range(3):
+        gc.disable()
+        try:
+            started = time.process_time()
+            process_page(source, {"normalize": 0.0, "extract": 0.0}, data=html)
+            best = min(best, time.process_time() - started)
+        finally:
+            gc.enable()
+    return best
 
 
 def test_struck_spans_are_read_in_linear_time():
