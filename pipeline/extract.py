@@ -730,11 +730,10 @@ def _negated(text: str, start: int, before: list[_Term], window: int = 8) -> boo
     verdict between: ``不会复原`` says kept, ``攻击过的事实不会因变成里侧消失`` too,
     and so does a negator before a cause (``不会因为变成里侧表示而消失``)."""
     after_verdict = max([t.end for t in before if t.kind == "VERDICT"], default=0)
-    lead = _clause_delimiter().split(text[max(after_verdict, start - window, 0):start])[-1]
-    if any(neg in lead for neg in retention_terms()["negators"]):
+    clause = _clause_delimiter().split(text[after_verdict:start])[-1]  # since the last verdict, in this clause
+    if any(neg in clause[-window:] for neg in retention_terms()["negators"]):
         return True
     # "不会因为变成里侧表示而消失": the negator stands before the cause, any length back in the clause
-    clause = _clause_delimiter().split(text[after_verdict:start])[-1]
     return clause.endswith("而") and ("不因" in clause or "不会因" in clause)
 
 
