@@ -10,7 +10,8 @@
 //
 // API (the Python module's names):
 //   retains(infoKind, event)  -> {info_kind, event, verdict, condition, latest_date,
-//                                 changed_on, dates, record_ids, conflicts, record_dates}
+//                                 changed_on, dates, record_ids, conflicts, record_dates,
+//                                 disputed_by, cases}
 //   answer(scenario)          -> {id, answer: true | false | "unknown", because: [...]}
 //   answer_all(scenarios)     -> answers; a malformed scenario gives {id, error, field}
 //   citation(recordId)        -> {id, source, url, licence, section, dates, text}
@@ -98,6 +99,8 @@ function copyRule(r) {
     latest_date: r.latest_date, changed_on: r.changed_on, dates: [...r.dates], record_ids: [...r.record_ids],
     conflicts: r.conflicts.map((c) => ({ ...c, record_ids: [...c.record_ids] })),
     record_dates: r.record_dates.map((d) => [...d]),
+    disputed_by: [...r.disputed_by],
+    cases: r.cases.map((c) => ({ ...c, values: [...c.values], record_ids: [...c.record_ids] })),
   };
 }
 
@@ -126,12 +129,26 @@ function records(recordIds, recordDates = []) {
   });
 }
 
-function becauseRetention(r) {
+// A retention rule as a reason; for a conditional rule whose case the scenario
+// tells, that case's verdict and records.
+function becauseRetention(r, c = null) {
+  if (c !== null) {
+    return { rule: `retention:${r.info_kind}/${r.event}`, verdict: c.verdict, case: c.case,
+             records: records(c.record_ids) };
+  }
   const item = { rule: `retention:${r.info_kind}/${r.event}`, verdict: r.verdict,
                  records: records(r.record_ids, r.record_dates) };
   if (r.condition) item.condition = r.condition;
   if (r.changed_on) item.changed_on = r.changed_on;
+  if (r.disputed_by.length) item.disputed_by = [...r.disputed_by];
   return item;
+}
+
+// The case of conditional rule r that the monster's facts select (every
+// matching case gives one verdict), or null when they do not tell.
+function caseOf(r, facts) {
+  const matching = r.cases.filter((c) => facts[c.fact] !== null && c.values.includes(facts[c.fact]));
+  return matching.length && new Set(matching.map((c) => c.verdict)).size === 1 ? matching[0] : null;
 }
 
 function becauseRule(ruleId) {
@@ -226,6 +243,16 @@ class Monster {
     this.faceDown = false;
     this.because = new Map(); // kind -> retention rules applied, in order
     this.origin = new Map(); // kind -> the event that last gave it
+    // What decides the cases of conditional rules (schema/rule_policy.json facts):
+    this.summoned = new Map(); // turn -> how it was last Summoned in it: normal, special or flip
+    this.canNormalSummon = null; // null: the scenario does not tell
+    this.countScope = null;
+  }
+
+  // The facts of schema/rule_policy.json the scenario tells, at turn (null: not told).
+  facts(turn) {
+    return { summon_this_turn: this.summoned.has(turn) ? this.summoned.get(turn) : null,
+             can_normal_summon: this.canNormalSummon, count_scope: this.countScope };
   }
 
   gain(kind, turn) {
@@ -245,11 +272,14 @@ class Monster {
     this.because.get(kind).push(item);
   }
 
-  applyEvent(event) {
+  applyEvent(event, turn) {
+    const facts = this.facts(turn);
     for (const kind of [...this.info.keys()].sort()) {
       const r = RETENTION.get(`${kind}\u0000${event}`);
-      const verdict = r ? r.verdict : "unknown";
-      if (r !== undefined) this.addBecause(kind, becauseRetention(r));
+      let verdict = r ? r.verdict : "unknown";
+      const c = verdict === "conditional" ? caseOf(r, facts) : null;
+      if (c !== null) verdict = c.verdict;
+      if (r !== undefined) this.addBecause(kind, becauseRetention(r, c));
       if (verdict === "kept") continue;
       if (verdict === "lost" || verdict === "not_applicable") this.info.delete(kind);
       else this.info.set(kind, [this.info.get(kind)[0], "unknown"]);
@@ -266,6 +296,10 @@ class Monster {
   }
 }
 
+// The summon methods that are Normal Summons (the monster can be Normal Summoned);
+// the others are Special Summons. A Flip Summon is its own event (flip_summon).
+const NORMAL_SUMMONS = new Set(["normal", "tribute", "gemini"]);
+
 const SUMMON_OPTION_GAINS = { from: "summon_from", by_effect: "summon_by_effect", own_procedure: "summon_own_procedure" };
 
 function replay(scenario) {
@@ -277,6 +311,9 @@ function replay(scenario) {
     if (act === "summon") {
       m.controller = ev.by;
       m.faceDown = Boolean(ev.face_down);
+      const normal = NORMAL_SUMMONS.has(ev.method);
+      m.summoned.set(turn, normal ? "normal" : "special");
+      m.canNormalSummon = has(ev, "can_normal_summon") ? ev.can_normal_summon : (normal ? true : null);
       m.gainAll([...SUMMON_KINDS[ev.method], ...GAINS.summon], turn);
       for (const field of ["from", "by_effect", "own_procedure"]) {
         if (ev[field]) m.gainAll(GAINS[SUMMON_OPTION_GAINS[field]], turn);
@@ -285,10 +322,12 @@ function replay(scenario) {
     } else if (act === "set") {
       m.controller = ev.by;
       m.faceDown = true;
+      m.canNormalSummon = true; // it was Normal Set
       m.positionFacts.push([turn, "set", ev.by, "has"]);
       m.gainAll(GAINS.set, turn);
     } else if (act === "flip_summon") {
       m.faceDown = false;
+      m.summoned.set(turn, "flip");
       m.gainAll(GAINS.flip_summon, turn);
       m.positionFacts.push([turn, "manual_change", ev.by, "has"]);
     } else if (act === "change_position") {
@@ -306,7 +345,7 @@ function replay(scenario) {
       m.gainAll(GAINS[act], turn);
       if (has(ev, "pledge")) m.gainAll(GAINS["pledge_" + ev.pledge], turn);
     } else if (has(RETENTION_EVENTS, act)) {
-      m.applyEvent(RETENTION_EVENTS[act]);
+      m.applyEvent(RETENTION_EVENTS[act], turn);
       if (act === "turn_face_down") {
         m.faceDown = true;
         m.effectChanges.push(turn);
@@ -315,7 +354,10 @@ function replay(scenario) {
         m.gainAll(GAINS.flip_face_up, turn);
         m.effectChanges.push(turn);
       } else m.returnedFromBanish.push(turn);
-    } else m.gainAll(GAINS[act], turn);
+    } else {
+      m.gainAll(GAINS[act], turn);
+      if (act === "start_count" && has(ev, "count_scope")) m.countScope = ev.count_scope;
+    }
   });
   return m;
 }

@@ -67,7 +67,8 @@ __all__ = ["retains", "answer", "answer_all", "citation", "validate", "Retention
 
 
 Retention = _namedtuple("Retention", ("info_kind", "event", "verdict", "condition", "latest_date", "changed_on",
-                                      "dates", "record_ids", "conflicts", "record_dates"), defaults=((),))
+                                      "dates", "record_ids", "conflicts", "record_dates", "disputed_by", "cases"),
+                        defaults=((), (), ()))
 Retention.__doc__ = """The rules table's answer for one (information kind, event) pair.
 
     ``info_kind``, ``event``, ``verdict`` and ``condition`` are strings;
@@ -76,12 +77,19 @@ Retention.__doc__ = """The rules table's answer for one (information kind, event
     (see ``citation``) and ``record_dates`` the dates each of them gives
     this rule (those of its sentences that state it); ``changed_on`` is set
     when a later ruling overrode an earlier verdict; ``conflicts`` lists
-    overridden verdicts as ``{"verdict", "record_ids", "latest_date"}`` dicts.
+    overridden verdicts as ``{"verdict", "record_ids", "latest_date"}`` dicts;
+    ``disputed_by`` the newer records that disagree with the verdict without
+    changing it (the rule is disputed, for review); ``cases``, for a
+    conditional rule, its verdict per case as ``{"case", "fact", "values",
+    "verdict", "record_ids"}`` dicts: where the monster's ``fact``
+    (``summon_this_turn``, ``can_normal_summon``, ``count_scope``) has one of
+    ``values``, the verdict is the case's (``answer`` applies it when the
+    scenario tells the fact).
     """
 # The field types, for typing.get_type_hints, help() and type checkers (what typing.NamedTuple gave).
 Retention.__annotations__ = {"info_kind": str, "event": str, "verdict": str, "condition": str, "latest_date": object,
                              "changed_on": object, "dates": tuple, "record_ids": tuple, "conflicts": tuple,
-                             "record_dates": tuple}
+                             "record_dates": tuple, "disputed_by": tuple, "cases": tuple}
 Retention.__new__.__annotations__ = dict(Retention.__annotations__)
 
 
@@ -138,14 +146,28 @@ def _records(record_ids, record_dates=()):
     return out
 
 
-def _because_retention(r):
+def _because_retention(r, case=None):
+    """A retention rule as a reason; for a conditional rule whose ``case``
+    the scenario tells, that case's verdict and records."""
+    if case is not None:
+        return {"rule": f"retention:{r.info_kind}/{r.event}", "verdict": case["verdict"], "case": case["case"],
+                "records": _records(case["record_ids"])}
     item = {"rule": f"retention:{r.info_kind}/{r.event}", "verdict": r.verdict,
             "records": _records(r.record_ids, r.record_dates)}
     if r.condition:
         item["condition"] = r.condition
     if r.changed_on:
         item["changed_on"] = r.changed_on
+    if r.disputed_by:
+        item["disputed_by"] = list(r.disputed_by)
     return item
+
+
+def _case(r, facts):
+    """The case of conditional rule ``r`` that the monster's ``facts`` select
+    (every matching case gives one verdict), or None when they do not tell."""
+    matching = [c for c in r.cases if facts.get(c["fact"]) is not None and facts[c["fact"]] in c["values"]]
+    return matching[0] if matching and len({c["verdict"] for c in matching}) == 1 else None
 
 
 def _because_rule(rule_id):
@@ -266,6 +288,15 @@ class _Monster:
         self.face_down = False
         self.because = {}  # info kind -> retention rules applied to it, in order
         self.origin = {}  # info kind -> the event that last gave it ("turn 3: summon")
+        # What decides the cases of conditional rules (schema/rule_policy.json facts):
+        self.summoned = {}  # turn -> how it was last Summoned in it: normal, special or flip
+        self.can_normal_summon = None  # None: the scenario does not tell
+        self.count_scope = None
+
+    def facts(self, turn):
+        """The facts of ``schema/rule_policy.json`` the scenario tells, at ``turn`` (None: not told)."""
+        return {"summon_this_turn": self.summoned.get(turn), "can_normal_summon": self.can_normal_summon,
+                "count_scope": self.count_scope}
 
     def gain(self, kind, turn):
         """Give the monster ``kind``; ValueError for a kind outside INFO_KINDS
@@ -282,11 +313,15 @@ class _Monster:
 
     def apply_event(self, event, turn):
         """Apply the retention table to everything the monster carries."""
+        facts = self.facts(turn)
         for kind in sorted(self.info):
             r = _RETENTION.get((kind, event))
             verdict = r.verdict if r else "unknown"
+            case = _case(r, facts) if verdict == "conditional" else None
+            if case is not None:
+                verdict = case["verdict"]
             if r is not None:
-                self.because.setdefault(kind, []).append(_because_retention(r))
+                self.because.setdefault(kind, []).append(_because_retention(r, case))
             if verdict == "kept":
                 continue
             if verdict == "lost" or verdict == "not_applicable":
@@ -306,6 +341,10 @@ class _Monster:
                     self.position_facts = [(t, w, p, "unknown") for t, w, p, _s in self.position_facts]
 
 
+# The summon methods that are Normal Summons (the monster can be Normal Summoned);
+# the others are Special Summons. A Flip Summon is its own event (flip_summon).
+_NORMAL_SUMMONS = ("normal", "tribute", "gemini")
+
 # A summon's optional fields and the GAINS entry each one applies.
 _SUMMON_OPTION_GAINS = {"from": "summon_from", "by_effect": "summon_by_effect", "own_procedure": "summon_own_procedure"}
 
@@ -320,6 +359,9 @@ def _replay(scenario):
         if do == "summon":
             m.controller = ev["by"]
             m.face_down = bool(ev.get("face_down", False))
+            normal = ev["method"] in _NORMAL_SUMMONS
+            m.summoned[turn] = "normal" if normal else "special"
+            m.can_normal_summon = ev.get("can_normal_summon", True if normal else None)
             m.gain_all(SUMMON_KINDS[ev["method"]] + GAINS["summon"], turn)
             for field in ("from", "by_effect", "own_procedure"):
                 if ev.get(field):
@@ -328,10 +370,12 @@ def _replay(scenario):
         elif do == "set":
             m.controller = ev["by"]
             m.face_down = True
+            m.can_normal_summon = True  # it was Normal Set
             m.position_facts.append((turn, "set", ev["by"], "has"))
             m.gain_all(GAINS["set"], turn)
         elif do == "flip_summon":
             m.face_down = False
+            m.summoned[turn] = "flip"
             m.gain_all(GAINS["flip_summon"], turn)
             m.position_facts.append((turn, "manual_change", ev["by"], "has"))
         elif do == "change_position":
@@ -363,6 +407,8 @@ def _replay(scenario):
                 m.returned_from_banish.append(turn)
         else:  # battle, destroy_by_battle, place_counter, modify_stats, change_level, gain_protection, ...
             m.gain_all(GAINS[do], turn)
+            if do == "start_count" and "count_scope" in ev:
+                m.count_scope = ev["count_scope"]
     return m
 
 

@@ -29,6 +29,7 @@ from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
 from .load import register_sql_functions
 from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
+from .records import excerpt
 from .refresh import engine_rules_hash, refresh as run_refresh
 from .report import write_report
 from .export import FORMATS as EXPORT_FORMATS
@@ -207,10 +208,23 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
         click.echo(f"statements       {result.statements}")
         click.echo(f"rules            {sum(result.rules_by_verdict.values())}: {verdicts}")
         click.echo(f"procedural rules {result.procedural_rules}")
+        _echo_rule_changes(result.rule_changes)
         click.echo(f"database         {result.db_path}")
         click.echo(f"engine           {result.engine_path} (rules hash {result.rules_hash[:12]})")
     if result.errors:
         sys.exit(1)
+
+
+def _echo_rule_changes(changes: list) -> None:
+    """The summary's review lines: how many rules changed verdict or became
+    disputed or settled against the database before, one line each."""
+    if not changes:
+        click.echo("rule changes     0 (against the database before)")
+        return
+    click.echo(f"rule changes     {len(changes)} to review before publishing the engine "
+               "(rulings changes --rules):")
+    for change in changes:
+        click.echo(f"  {change.change:<8} {change.describe()}")
 
 
 # --------------------------------------------------------------------------- ask
@@ -235,21 +249,29 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         _echo_json(report)
         return
     line = f"{info_kind} on {event}: {report['verdict']}"
-    if report["condition"]:
+    if report["condition"] and not report["cases"]:
         line += f" (conditions: {report['condition']})"
     if report["changed_on"]:
         line += f"; changed on {report['changed_on']}"
+    if report["disputed_by"]:
+        line += f"; disputed by {len(report['disputed_by'])} newer ruling(s) that did not change it"
     click.echo(line)
+    for case in report["cases"]:
+        click.echo(f"  case: {case['en']} ({case['zh']}): {case['verdict']}; records {', '.join(case['record_ids'])}")
     if report["verdict"] == "unknown":
         click.echo("  the corpus has no ruling for this pair")
     for c in report["citations"]:
         dates = ", ".join(c["dates"]) or "undated"
-        click.echo(f"  [{c['role']}: {c['verdict']}] {c['record_id']} {dates} ({c['source']})")
+        says = f"{c['verdict']} in case {' / '.join(c['cases'])}" if c["cases"] else c["verdict"]
+        click.echo(f"  [{c['role']}: {says}] {c['record_id']} {dates} ({c['source']})")
         click.echo(f"      {c['text']}")
     for conflict in report["conflicts"]:
         when = conflict["latest_date"] or "undated"
-        click.echo(f"  overridden: {conflict['verdict']} (latest {when}) by the verdict above (later, the OCG's "
-                   f"over another ruleset's, or better supported); records {', '.join(conflict['record_ids'])}")
+        disputing = [r for r in conflict["record_ids"] if r in report["disputed_by"]]
+        why = ("newer, but neither a principle nor enough agreeing rulings to change it: disputed, for review"
+               if disputing else "earlier or undated, the OCG's over another ruleset's, or less supported")
+        click.echo(f"  not followed: {conflict['verdict']} (latest {when}; {why}); "
+                   f"records {', '.join(conflict['record_ids'])}")
 
 
 # --------------------------------------------------------------------------- sql
@@ -623,6 +645,8 @@ def _print_refresh(result) -> None:
         click.echo(f"  {o.outcome:<9} {o.source_id:<40} {reason}")
     rules = "recompiled" if result.recompiled else "unchanged"
     click.echo(f"rules      {rules} (rules hash {result.rules_hash[:12]})")
+    for change in result.rule_changes:
+        click.echo(f"  review   {change.change:<8} {change.describe()}")
     click.echo(f"engine     {result.engine_path}{' (written)' if result.engine_written else ''}")
     click.echo(f"database   {result.db_path}")
 
@@ -632,10 +656,12 @@ def _print_refresh(result) -> None:
 @main.command()
 @click.option("--since", type=int, default=None, metavar="RUN",
               help="List what the runs after RUN changed (default: the latest run's changes; 0: all).")
+@click.option("--rules", "rules", is_flag=True,
+              help="List the rules whose verdict changed or that became disputed, with the rulings behind it.")
 @DB_OPTION
 @JSON_OPTION
 @_exit_codes
-def changes(since: int | None, db_path: Path, as_json: bool) -> None:
+def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> None:
     """List the rulings that refreshes added, changed and retired.
 
     \b
@@ -643,7 +669,18 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     changed: same ruling, other status, dates, cards or statements
     retired: gone from its page; kept in the database with retired_run
     See every run with: rulings sql "SELECT * FROM runs ORDER BY run_id"
+
+    \b
+    With --rules: the rules to review before publishing the engine, as
+    compared with the rules the database held before each run (a build
+    against the database it replaced, a refresh against the stored one):
+    verdict:  the verdict changed (a principle said so, or enough newer rulings agree)
+    disputed: newer rulings disagree with the verdict but did not change it
+    settled:  no longer disputed
     """
+    if rules:
+        _rule_changes(since, db_path, as_json)
+        return
     with closing(queries.connect(db_path)) as con:
         since, rows = queries.list_changes(con, since)
     if as_json:
@@ -661,6 +698,27 @@ def changes(since: int | None, db_path: Path, as_json: bool) -> None:
     click.echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
     if not rows:
         click.echo("(a build starts the history; the changes of each `rulings refresh` are listed here)")
+
+
+def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
+    with closing(queries.connect(db_path)) as con:
+        since, rows = queries.list_rule_changes(con, since)
+    if as_json:
+        _echo_json({"since": since, "rule_changes": rows})
+        return
+    run = None
+    for row in rows:
+        if row["run_id"] != run:
+            run = row["run_id"]
+            click.echo(f"run {run} ({row['started_at']})")
+        what = {"verdict": f"{row['old_verdict']} -> {row['new_verdict']}",
+                "disputed": f"{row['new_verdict']}, disputed by newer rulings",
+                "settled": f"{row['new_verdict']}, no longer disputed"}[row["change"]]
+        click.echo(f"  {row['change']:<8} {row['info_kind']} on {row['event']}: {what}")
+        for ruling in row["rulings"]:
+            click.echo(f"      {ruling['record_id']} {', '.join(ruling['dates']) or 'undated'} ({ruling['source_id']})")
+            click.echo(f"          {excerpt(ruling['text'], 160)}")
+    click.echo(f"{len(rows)} rule change(s) after run {since}")
 
 
 # --------------------------------------------------------------------------- vocabulary

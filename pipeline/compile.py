@@ -4,12 +4,18 @@ One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
 
 * no statement -> ``unknown`` (the engine says so, never guesses);
 * statements that differ only by a stated condition (``如果是...``) ->
-  ``conditional``, the conditions joined in ``condition``;
-* statements that disagree -> the later ruling wins (a statement's date is the
-  latest valid date of its record or of the examples illustrating it), and the
-  overridden verdicts stay visible in ``conflicts`` with their records;
-  ``changed_on`` is the date of the winning ruling when it is later than every
-  overridden one;
+  ``conditional``, the conditions joined in ``condition`` and, where a
+  condition names a case of ``schema/rule_policy.json`` (a fact about the
+  monster the engines can test), a verdict per case in ``cases``;
+* statements that disagree -> replayed by date (a statement's date is the
+  latest valid date of its record or of the examples illustrating it): the
+  earliest rulings establish the verdict, and a newer ruling changes it only
+  when it states the change as a principle, or when enough distinct newer
+  rulings agree (``schema/rule_policy.json``); ``changed_on`` is the date of
+  the last change. A newer ruling that changes nothing is listed in
+  ``disputed_by`` (the rule is disputed: one misread example never flips an
+  established rule). Every other verdict stays visible in ``conflicts``
+  with its records;
 * an exception (a sentence opening with 但是: statement basis ``exception``)
   never decides a verdict the other rulings make: it is listed among the
   conflicts when it disagrees, and supports the rule when it agrees;
@@ -36,7 +42,7 @@ from dataclasses import dataclass, field
 from .corpus import Source
 from .errors import CompileError
 from .records import Record, Statement, compile_view
-from .schema import events, info_kinds, procedural_rules, retention_terms, rulesets, statement_verdicts
+from .schema import events, info_kinds, procedural_rules, retention_terms, rule_policy, rulesets, statement_verdicts
 
 
 @dataclass(frozen=True)
@@ -51,8 +57,28 @@ class Citation:
     basis: str
 
 
+@dataclass(frozen=True)
+class Case:
+    """One case of a conditional rule: where the monster's ``fact`` has one
+    of ``values`` (``schema/rule_policy.json``), the rule's verdict is
+    ``verdict``, stated by ``record_ids``; ``condition`` is the rulings' own
+    words for it."""
+
+    case_id: str
+    fact: str
+    values: tuple
+    verdict: str
+    record_ids: tuple[str, ...]
+    condition: str
+
+
 @dataclass
 class Rule:
+    """The rules table's row for one (info kind, event): its verdict and the
+    rulings behind it. ``disputed_by``: newer rulings that disagree with the
+    verdict without changing it (``schema/rule_policy.json``), for review;
+    ``cases``: a conditional rule's verdict per case."""
+
     info_kind: str
     event: str
     verdict: str
@@ -61,6 +87,8 @@ class Rule:
     changed_on: str | None = None
     citations: list[Citation] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
+    disputed_by: list[str] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
 
     @property
     def record_ids(self) -> list[str]:
@@ -173,6 +201,7 @@ def _never_face_down(rules: list[Rule]) -> list[Rule]:
             flip = by_pair.get((rule.info_kind, "flip_face_up"))
             if flip is not None and flip.verdict != "not_applicable":
                 flip.verdict, flip.condition, flip.changed_on, flip.conflicts = "not_applicable", "", None, []
+                flip.disputed_by, flip.cases = [], []
                 flip.citations = [c for c in rule.citations if c.role == "supports"]
                 flip.latest_date = rule.latest_date
     return rules
@@ -226,10 +255,85 @@ def _compile_pair(kind: str, event: str, items: list[tuple[Record, Statement]], 
     return rule
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """One deciding (record, statement) with what weighs it: its effective
+    date (``""`` undated), how it was read, the ruling it is (its text, the
+    same on every page that repeats it) and whether its page is live."""
+
+    record: Record
+    statement: Statement
+    date: str
+    reading: str
+    ruling: str
+    live: bool
+
+
+@dataclass
+class _Replay:
+    """What replaying a pair's rulings by date decided: the verdict, the date
+    it last changed (None: never, or on a re-publication day), and the newer
+    rulings that disagree with it but did not change it (``held``)."""
+
+    verdict: str
+    changed_on: str | None = None
+    held: list[_Evidence] = field(default_factory=list)
+
+
+def _replay(evidence: list[_Evidence]) -> _Replay:
+    """Replay ``evidence`` by date (``schema/rule_policy.json``). The earliest
+    rulings establish a verdict (on equal dates: a live page over a frozen
+    extract, then the better supported verdict, then a fixed order); a newer
+    ruling of another verdict changes it when its reading is one of
+    ``override_alone`` (a principle) or when ``agreeing_rulings`` distinct
+    rulings have given that verdict since the established one was last
+    stated; otherwise it is held: the rule is disputed. A ruling of the
+    established verdict states it again and clears what was held.
+
+    Undated rulings take part only where no ruling is dated: a topic page
+    writes its principles undated and keeps them current, so they are
+    neither the oldest rulings nor the newest (they are cited, as support
+    or as conflicts)."""
+    policy, order = rule_policy(), statement_verdicts()
+    alone, needed = set(policy["override_alone"]), policy["agreeing_rulings"]
+    by_date: dict[str, list[_Evidence]] = defaultdict(list)
+    dated = any(e.date for e in evidence)
+    for e in evidence:
+        if e.date or not dated:
+            by_date[e.date].append(e)
+    state: _Replay | None = None
+    held: dict[str, list[_Evidence]] = defaultdict(list)
+    for date in sorted(by_date):
+        group: dict[str, list[_Evidence]] = defaultdict(list)
+        for e in by_date[date]:
+            group[e.statement.verdict].append(e)
+        ranked = sorted(group, key=lambda v: (any(e.live for e in group[v]), len(group[v]), -order.index(v)),
+                        reverse=True)
+        if state is None:
+            state = _Replay(ranked[0])
+        if state.verdict in group:  # stated again: what disagreed before is answered
+            held.clear()
+            continue  # a disagreement of the same day is a conflict, not a change
+        for v in ranked:
+            held[v] += group[v]
+            if any(e.reading in alone for e in held[v]) or len({e.ruling for e in held[v]}) >= needed:
+                state.verdict = v
+                state.changed_on = date if date and date not in republication_dates() else None
+                held.clear()
+                break
+    state.held = [e for v in sorted(held) for e in held[v]]
+    return state
+
+
+def _evidence(items: list[tuple[Record, Statement]], examples: dict, frozen: frozenset[str]) -> list[_Evidence]:
+    return [_Evidence(r, s, _effective_date(r, s, examples), s.reading, ruling_key(r), r.source_id not in frozen)
+            for r, s in items]
+
+
 def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
             frozen: frozenset[str] = frozenset(), other: frozenset[str] = frozenset()) -> list[tuple[Record, Statement]]:
-    """Set the rule's verdict, condition, conflicts and changed_on; return the
-    (record, statement) pairs that support the verdict."""
+    """Set the rule's verdict, condition, cases, conflicts, changed_on and
+    disputed_by; return the (record, statement) pairs that support the verdict."""
     # An exception ("但是…": basis exception) never decides a rule the other rulings make, nor
     # does a ruling of another ruleset than the OCG's where the OCG has ruled on the pair: both
     # are listed, as support or as conflicts, beside the rulings that decide.
@@ -248,22 +352,15 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     conditions = sorted({s.condition for _, s in deciding if s.condition})
     if conditions and len(by_verdict) > 1:
         rule.verdict, rule.condition = "conditional", "; ".join(conditions)
+        rule.cases = _cases(deciding, examples)
         return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]] + [
             (r, s) for v in sorted(aside) for r, s, _ in aside[v]]
-    # The later ruling wins; on equal dates a live page over a frozen extract; then the
-    # better supported verdict; then a fixed order.
-    order = statement_verdicts()
-
-    def rank(v: str) -> tuple:
-        latest = max(d for _, _, d in by_verdict[v])
-        live = any(r.source_id not in frozen for r, _, d in by_verdict[v] if d == latest)
-        return latest, live, len(by_verdict[v]), -order.index(v)
-
-    ranked = sorted(by_verdict, key=rank, reverse=True)
-    rule.verdict = ranked[0]
-    win_date = max(d for _, _, d in by_verdict[rule.verdict])
-    lost_dates = [d for d in (max(d for _, _, d in by_verdict[v]) for v in ranked[1:]) if d]
-    for v in ranked[1:] + sorted(v for v in aside if v not in by_verdict):
+    replay = _replay(_evidence(deciding, examples, frozen))
+    rule.verdict, rule.changed_on = replay.verdict, replay.changed_on
+    rule.disputed_by = sorted({e.record.id for e in replay.held})
+    others = sorted((v for v in by_verdict if v != rule.verdict),
+                    key=lambda v: max(d for _, _, d in by_verdict[v]), reverse=True)
+    for v in others + sorted(v for v in aside if v not in by_verdict and v != rule.verdict):
         against = by_verdict.get(v, []) + aside.get(v, [])
         rule.conflicts.append({"verdict": v, "record_ids": sorted({r.id for r, _, _ in against}),
                                "latest_date": max(d for _, _, d in against) or None})
@@ -271,10 +368,95 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
             rule.citations.append(Citation(r.id, r.source_id, "conflicts", v, r.dates_of(s), "stated"))
     # An exception or another ruleset's ruling that agrees with the rule supports it.
     by_verdict[rule.verdict] += aside.get(rule.verdict, [])
-    # A re-publication day stands for an earlier ruling: it is no change of ruling.
-    if lost_dates and win_date and win_date > max(lost_dates) and win_date not in republication_dates():
-        rule.changed_on = win_date
     return [(r, s) for r, s, _ in by_verdict[rule.verdict]]
+
+
+def case_of(condition: str) -> dict | None:
+    """The case of ``schema/rule_policy.json`` a statement's condition text
+    belongs to (quoted effect text 『…』 aside), or None when no case's
+    words occur in it."""
+    text = _QUOTED_EFFECT.sub("", condition)
+    return next((c for c in rule_policy()["cases"] if any(w in text for w in c["words"])), None)
+
+
+_QUOTED_EFFECT = re.compile(r"『[^』]*』")
+
+
+def _cases(deciding: list[tuple[Record, Statement]], examples: dict) -> list[Case]:
+    """A conditional rule's cases: the statements grouped by the case their
+    condition belongs to (:func:`case_of`), each case with its verdict (the
+    replay of its own rulings) and its records; conditions that match no
+    case stay in the rule's text condition only."""
+    grouped: dict[str, list[tuple[Record, Statement]]] = defaultdict(list)
+    known = {c["id"]: c for c in rule_policy()["cases"]}
+    for r, s in deciding:
+        case = case_of(s.condition) if s.condition else None
+        if case is not None:
+            grouped[case["id"]].append((r, s))
+    out = []
+    for case_id in (c for c in known if c in grouped):
+        pairs = grouped[case_id]
+        replay = _replay(_evidence(pairs, examples, frozenset()))
+        case = known[case_id]
+        out.append(Case(case_id, case["fact"], tuple(case["values"]), replay.verdict,
+                        tuple(sorted({r.id for r, s in pairs if s.verdict == replay.verdict})),
+                        "; ".join(sorted({s.condition for _, s in pairs}))))
+    return out
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    """A rule a maintainer should read before publishing the engine:
+    ``change`` is ``verdict`` (its verdict changed: ``record_ids`` are the
+    rulings behind the new one, those of the day it changed where known),
+    ``disputed`` (newer rulings disagree with it: ``record_ids`` are
+    those) or ``settled`` (it is no longer disputed)."""
+
+    info_kind: str
+    event: str
+    change: str
+    old_verdict: str | None
+    new_verdict: str
+    record_ids: tuple[str, ...]
+
+    def describe(self) -> str:
+        """One line for people: ``summon_materials/face_down: lost -> kept (r1, r2)``."""
+        what = {"verdict": f"{self.old_verdict} -> {self.new_verdict}",
+                "disputed": f"{self.new_verdict}, disputed by newer rulings",
+                "settled": f"{self.new_verdict}, no longer disputed"}[self.change]
+        ids = f" ({', '.join(self.record_ids[:MAX_CHANGE_IDS])}{', …' if len(self.record_ids) > MAX_CHANGE_IDS else ''})"
+        return f"{self.info_kind}/{self.event}: {what}{ids if self.record_ids else ''}"
+
+
+MAX_CHANGE_IDS = 5  # record ids a change's line names; the table holds them all
+
+
+def review(before: dict[tuple[str, str], tuple[str, tuple[str, ...]]], rules: list[Rule]) -> list[RuleChange]:
+    """The rules whose verdict changed, or that became disputed or settled,
+    against ``before`` (``(info kind, event) -> (verdict, disputed_by)`` of
+    the rules a database held; empty for a first build: nothing to review)."""
+    changes = []
+    for rule in rules:
+        old = before.get((rule.info_kind, rule.event))
+        if old is None:
+            continue
+        old_verdict, old_disputed = old[0], set(old[1])
+        if old_verdict != rule.verdict:
+            changes.append(RuleChange(rule.info_kind, rule.event, "verdict", old_verdict, rule.verdict,
+                                      _changed_by(rule)))
+        elif set(rule.disputed_by) - old_disputed:
+            changes.append(RuleChange(rule.info_kind, rule.event, "disputed", old_verdict, rule.verdict,
+                                      tuple(rule.disputed_by)))
+        elif old_disputed and not rule.disputed_by:
+            changes.append(RuleChange(rule.info_kind, rule.event, "settled", old_verdict, rule.verdict, ()))
+    return changes
+
+
+def _changed_by(rule: Rule) -> tuple[str, ...]:
+    """The rulings behind a rule's new verdict: those of the day it changed,
+    else all that support it."""
+    on_day = [c.record_id for c in rule.citations if c.role == "supports" and rule.changed_on in c.dates]
+    return tuple(on_day or rule.record_ids)
 
 
 def compile_procedural(records: list[Record]) -> list[ProceduralRule]:

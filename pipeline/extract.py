@@ -36,7 +36,7 @@ import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -881,7 +881,16 @@ class _SentenceReader:
         # "…不会再因这个效果送去墓地，不会归还控制权" keeps control.
         said = {(s.info_kind, s.event) for s in self.statements if s not in self.from_outcome}
         statements = [s for s in self.statements if s not in self.from_outcome or (s.info_kind, s.event) not in said]
-        return _with_cases(statements, self.cases, self._exceptions(statements)), self.last_kinds
+        statements = _with_cases(statements, self.cases, self._exceptions(statements))
+        return [replace(s, reading=self._reading(s)) for s in statements], self.last_kinds
+
+    def _reading(self, s: Statement) -> str:
+        """How ``s`` was read (:class:`~pipeline.records.Statement`): from an
+        outcome word, or from a verdict word in a ruling on a named card
+        (``case``) or on no card (``principle``)."""
+        if any(s.key[:3] == o.key[:3] for o in self.from_outcome):
+            return "outcome"
+        return "case" if CARD_QUOTE.search(self.text) else "principle"
 
     def _exceptions(self, statements: list[Statement]) -> set[tuple[str, str]]:
         """The (kind, event) pairs a sentence opening with 但是 states against
@@ -1107,8 +1116,8 @@ def _with_cases(statements: list[Statement], cases: dict[Statement, str],
     for s in statements:
         key = (s.info_kind, s.event)
         if key in exceptions or (len(verdicts[key]) > 1 and not s.condition):
-            s = Statement(s.info_kind, s.event, s.verdict, s.condition or _case_words(cases[s]),
-                          "exception" if key in exceptions else s.basis)
+            s = replace(s, condition=s.condition or _case_words(cases[s]),
+                        basis="exception" if key in exceptions else s.basis)
         out.append(s)
     return out
 
@@ -1289,8 +1298,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
             dates = _sentence_dates(record, sentence)
             for x in statements:
-                record.add_statement(Statement(x.info_kind, x.event, x.verdict, x.condition,
-                                               "withdrawn" if withdrawn else x.basis, x.principle_id, dates))
+                record.add_statement(replace(x, basis="withdrawn" if withdrawn else x.basis, dates=dates))
             if statements and not superseded and not withdrawn:
                 said.update(x.key[:3] for x in statements)
                 if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
@@ -1338,7 +1346,7 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
             continue
         said, _ = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
         dates = _sentence_dates(record, sentence)
-        shown += [Statement(*s.key[:5], dates=dates) for s in said]  # basis: exception or stated
+        shown += [replace(s, principle_id="", dates=dates) for s in said]  # basis: exception or stated
         if any(term in _outside_parens(sentence.norm) for term in out_of_scope):
             continue  # a case at resolution time (处理时) shows no retained information
         for term in _without_history(_terms(sentence.doc, sentence.norm), sentence.norm):
@@ -1348,9 +1356,8 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
                 named.add(term.value)
     for s in shown:
         principle = made.get((s.info_kind, s.event, s.verdict)) if s.basis != "exception" else None
-        record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition,
-                                       "example" if principle else s.basis, principle.id if principle else "",
-                                       s.dates))
+        record.add_statement(replace(s, basis="example" if principle else s.basis,
+                                     principle_id=principle.id if principle else ""))
     contradicted = {(s.info_kind, s.event) for s in shown}
     own_events = {s.event for s in shown}  # an event the example speaks of in its own words
     for principle in principles:
@@ -1360,7 +1367,8 @@ def _example_statements(record: Record, sentences: list[_Sentence], principles: 
                     or (s.event, s.verdict) in every_kind
                     or (s.info_kind, s.event) in contradicted or (named and s.info_kind not in named)):
                 continue
-            record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition, "example", principle.id))
+            record.add_statement(Statement(s.info_kind, s.event, s.verdict, s.condition, "example", principle.id,
+                                           reading="outcome"))
 
 
 def _all_kind_keys(statements: list[Statement], kinds: int) -> set[tuple[str, str]]:
@@ -1473,7 +1481,7 @@ def resolve_english_statements(records: list[Record], docs: list[list[_Sentence]
             continue
         for kind in kinds:  # a superseded record's statements are history: compile reads its status
             for event in events_:
-                record.add_statement(Statement(kind, event, verdict))
+                record.add_statement(Statement(kind, event, verdict, reading="principle"))
         if lead_in:
             scope = None
 

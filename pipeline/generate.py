@@ -95,9 +95,12 @@ def engine_tables(rules: list[Rule], procedural: list[ProceduralRule], records: 
         ids = tuple(r.record_ids[i] for i in keep)
         conflicts = tuple({"latest_date": c["latest_date"], "record_ids": tuple(c["record_ids"][:MAX_CITED]),
                            "verdict": c["verdict"]} for c in r.conflicts)
-        cited.update(ids)
+        disputed_by = tuple(r.disputed_by[:MAX_CITED])
+        cases = tuple({"case": c.case_id, "fact": c.fact, "values": tuple(c.values), "verdict": c.verdict,
+                       "record_ids": tuple(c.record_ids[:MAX_CITED])} for c in r.cases)
+        cited.update(ids, disputed_by, *(c["record_ids"] for c in cases))
         rule_rows.append((r.info_kind, r.event, r.verdict, r.condition, r.latest_date, r.changed_on, tuple(r.dates),
-                          ids, conflicts, tuple(record_dates[i] for i in keep)))
+                          ids, conflicts, tuple(record_dates[i] for i in keep), disputed_by, cases))
     procedural_rows = {}
     for p in sorted(procedural, key=lambda p: p.rule_id):
         ids = tuple(p.record_ids[:MAX_CITED])
@@ -214,7 +217,7 @@ def neutral_tables(tables: dict, digest: str) -> dict:
     ``rules`` as objects, ``citations`` and ``procedural`` keyed by id. Key
     order is fixed, so the same tables give the same text."""
     rule_fields = ("info_kind", "event", "verdict", "condition", "latest_date", "changed_on", "dates", "record_ids",
-                   "conflicts", "record_dates")
+                   "conflicts", "record_dates", "disputed_by", "cases")
     return {
         "format": JSON_FORMAT,  # described by schema/ocg_rules.schema.json
         "format_version": JSON_FORMAT_VERSION,
@@ -235,7 +238,9 @@ def neutral_tables(tables: dict, digest: str) -> dict:
         "rules": [dict(zip(rule_fields, (*row[:6], list(row[6]), list(row[7]),
                                          [{"latest_date": c["latest_date"], "record_ids": list(c["record_ids"]),
                                            "verdict": c["verdict"]} for c in row[8]],
-                                         [list(d) for d in row[9]]))) for row in tables["RULES"]],
+                                         [list(d) for d in row[9]], list(row[10]),
+                                         [{**c, "values": list(c["values"]), "record_ids": list(c["record_ids"])}
+                                          for c in row[11]]))) for row in tables["RULES"]],
         "citations": {rid: {"source": c[0], "dates": list(c[1]), "section": c[2], "text": c[3]}
                       for rid, c in tables["CITATIONS"].items()},
         "sources": {sid: {"url": u, "licence": lic} for sid, (u, lic) in tables["SOURCES"].items()},

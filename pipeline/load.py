@@ -32,7 +32,7 @@ from filelock import FileLock, Timeout
 
 from .cards import CardLink, card_index, card_name_key, card_names
 from .chinese import name_key, to_simplified
-from .compile import ProceduralRule, Rule
+from .compile import ProceduralRule, Rule, RuleChange
 from .corpus import Source
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
@@ -94,6 +94,7 @@ class BuildData:
     procedural: list[ProceduralRule]
     run: dict
     info: dict[str, str] = field(default_factory=dict)
+    rule_changes: list[RuleChange] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- rows
@@ -142,7 +143,7 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
                 "condition": st.condition, "basis": st.basis, "principle_id": st.principle_id or None,
-                "dates": list(st.dates)})
+                "dates": list(st.dates), "reading": st.reading})
     for table, table_rows in rows.items():
         if table_rows:
             check_row(table, table_rows[0])
@@ -161,9 +162,11 @@ def snapshot_row(s: SnapshotInfo, run_id: int, in_force: bool = True) -> dict:
             "in_force": in_force}
 
 
-def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, Iterable[dict]]:
+def rule_rows(rules: list[Rule], procedural: list[ProceduralRule], changes: list[RuleChange] = (),
+              run_id: int = 1) -> dict[str, Iterable[dict]]:
     """Rows of ``rules``, ``rule_citations`` (a generator: one row per
-    citation, made as they are written) and ``procedural_rules``."""
+    citation, made as they are written), ``procedural_rules`` and
+    ``rule_changes`` (``changes`` of run ``run_id``)."""
     def citations() -> Iterator[dict]:
         for rule in rules:
             for c in rule.citations:
@@ -174,12 +177,24 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule]) -> dict[str, 
     return {
         "rules": [{"info_kind": rule.info_kind, "event": rule.event, "verdict": rule.verdict,
                    "condition": rule.condition, "latest_date": rule.latest_date, "changed_on": rule.changed_on,
-                   "record_ids": rule.record_ids, "dates": rule.dates, "conflicts": rule.conflicts}
+                   "record_ids": rule.record_ids, "dates": rule.dates, "conflicts": rule.conflicts,
+                   "disputed_by": rule.disputed_by,
+                   "cases": [{"case_id": c.case_id, "fact": c.fact, "values": [_fact_text(v) for v in c.values],
+                              "verdict": c.verdict, "record_ids": list(c.record_ids), "condition": c.condition}
+                             for c in rule.cases]}
                   for rule in rules],
         "rule_citations": citations(),
         "procedural_rules": [{"rule_id": p.rule_id, "summary": p.summary, "record_ids": list(p.record_ids)}
                              for p in procedural],
+        "rule_changes": [{"run_id": run_id, "info_kind": c.info_kind, "event": c.event, "change": c.change,
+                          "old_verdict": c.old_verdict, "new_verdict": c.new_verdict,
+                          "record_ids": list(c.record_ids)} for c in changes],
     }
+
+
+def _fact_text(value) -> str:
+    """A case's fact value as SQL text: JSON's ``true`` / ``false`` for booleans."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 @lru_cache(maxsize=1)
@@ -225,7 +240,7 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
     rows["snapshots"] = [snapshot_row(s, run_id) for s in data.snapshots]
     rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
                             {s.id: s for s in data.sources}))
-    rows.update(rule_rows(data.rules, data.procedural))
+    rows.update(rule_rows(data.rules, data.procedural, data.rule_changes, data.run["run_id"]))
     rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
     return rows
 
@@ -650,6 +665,7 @@ class RefreshData:
     rules: list[Rule] | None = None
     procedural: list[ProceduralRule] = field(default_factory=list)
     info: dict[str, str] = field(default_factory=dict)
+    rule_changes: list[RuleChange] = field(default_factory=list)
 
 
 def write_refresh(db_path: Path, data: RefreshData) -> None:
@@ -705,7 +721,7 @@ def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: P
     if data.rules is not None:
         for table in ("rules", "rule_citations", "procedural_rules"):
             con.execute(f"DELETE FROM {table}")
-        rows.update(rule_rows(data.rules, data.procedural))
+        rows.update(rule_rows(data.rules, data.procedural, data.rule_changes, run_id))
         con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)", sorted(data.info.items()))
     for table, table_rows in rows.items():
         bulk_insert(con, table, table_rows, workdir)
@@ -807,6 +823,29 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
             for sid, n, s, d, m in rows}
 
 
+def previous_rules(db_path: Path) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    """The rules an earlier database holds, as ``(info kind, event) ->
+    (verdict, disputed_by)`` (what :func:`pipeline.compile.review` compares);
+    empty when there is no readable database (a first build), and no
+    rule is disputed in a database written before rules could be."""
+    if not Path(db_path).is_file():
+        return {}
+    try:
+        con = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error:
+        return {}
+    try:
+        has_disputes = con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'rules' "
+                                   "AND column_name = 'disputed_by'").fetchone()[0]
+        rows = con.execute("SELECT info_kind, event, verdict, "
+                           + ("disputed_by" if has_disputes else "NULL") + " FROM rules").fetchall()
+    except duckdb.Error:
+        return {}
+    finally:
+        con.close()
+    return {(kind, event): (verdict, tuple(disputed or ())) for kind, event, verdict, disputed in rows}
+
+
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:
     """The snapshot in force for each source in an earlier database."""
     con = duckdb.connect(str(db_path), read_only=True)
@@ -858,11 +897,11 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
                 "SELECT record_id, name, url, norm_name, kind, quote FROM card_mentions "
                 "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
             records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or "", kind or "card", quote or "「」"))
-        for rid, kind, event, verdict, condition, basis, principle, dates in con.execute(
-                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates FROM statements "
-                "WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
+        for rid, kind, event, verdict, condition, basis, principle, dates, reading in con.execute(
+                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates, reading "
+                "FROM statements WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
             records[rid].statements.append(Statement(kind, event, verdict, condition or "", basis, principle or "",
-                                                     tuple(d.isoformat() for d in dates or ())))
+                                                     tuple(d.isoformat() for d in dates or ()), reading or ""))
         for rule_id, record_ids in con.execute("SELECT rule_id, record_ids FROM procedural_rules").fetchall():
             for rid in record_ids:
                 if rid in records:

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import LoadError, UsageError
-from .schema import events, info_kinds, verdicts
+from .schema import events, info_kinds, rule_policy, verdicts
 
 
 def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
@@ -66,11 +66,14 @@ def conflict_list(value) -> list[dict]:
 def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> dict:
     """The rule for one (info kind, event) pair with its citations:
     ``{"info_kind", "event", "verdict", "condition", "latest_date",
-    "changed_on", "conflicts": [...], "citations": [{"role", "verdict",
+    "changed_on", "conflicts": [...], "disputed_by": [record ids],
+    "cases": [{"case", "fact", "values", "verdict", "record_ids",
+    "condition", "en", "zh"}], "citations": [{"role", "verdict", "cases",
     "record_id", "source", "section", "status", "text", "dates"}]}``
-    (dates as ISO strings: those of the sentences that make the statement).
+    (dates as ISO strings: those of the sentences that make the statement;
+    ``cases``: the cases of a conditional rule a citation states).
     UsageError for an unknown kind or event."""
-    row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts FROM rules "
+    row = con.execute("SELECT verdict, condition, latest_date, changed_on, conflicts, disputed_by, cases FROM rules "
                       "WHERE info_kind = ? AND event = ?", [info_kind, event]).fetchone()
     if row is None:
         kinds = [r[0] for r in con.execute("SELECT DISTINCT info_kind FROM rules ORDER BY 1").fetchall()]
@@ -84,7 +87,12 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
         if info_kind not in kinds:
             raise UsageError(unknown_name("info kind", info_kind, kinds))
         raise UsageError(unknown_name("event", event, evts))
-    verdict, condition, latest, changed_on, conflicts = row
+    verdict, condition, latest, changed_on, conflicts, disputed_by, cases = row
+    cases = case_list(cases)
+    case_of: dict[str, list[str]] = {}
+    for c in cases:
+        for rid in c["record_ids"]:
+            case_of.setdefault(rid, []).append(c["case"])
     cites = con.execute(
         """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, c.dates
            FROM rule_citations c JOIN records r USING (record_id)
@@ -93,9 +101,27 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
     return {
         "info_kind": info_kind, "event": event, "verdict": verdict, "condition": condition or None,
         "latest_date": latest, "changed_on": changed_on, "conflicts": conflict_list(conflicts),
-        "citations": [{"role": c[0], "verdict": c[1], "record_id": c[2], "source": c[3], "section": c[4],
-                       "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]} for c in cites],
+        "disputed_by": list(disputed_by or []), "cases": cases,
+        "citations": [{"role": c[0], "verdict": c[1], "cases": case_of.get(c[2], []), "record_id": c[2], "source": c[3],
+                       "section": c[4], "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]}
+                      for c in cites],
     }
+
+
+def case_list(value) -> list[dict]:
+    """``rules.cases`` (a list of structs) as ``[{"case", "fact", "values",
+    "verdict", "record_ids", "condition", "en", "zh"}]``: each case with its
+    words in English and Chinese (``schema/rule_policy.json``) and its fact
+    values as JSON values (``true`` / ``false`` for a yes-no fact)."""
+    words = {c["id"]: c for c in rule_policy()["cases"]}
+    out = []
+    for c in value or []:
+        case = words.get(c["case_id"], {})
+        values = [json.loads(v) if v in ("true", "false") else v for v in c["values"] or []]
+        out.append({"case": c["case_id"], "fact": c["fact"], "values": values, "verdict": c["verdict"],
+                    "record_ids": list(c["record_ids"] or []), "condition": c["condition"],
+                    "en": case.get("en", c["case_id"]), "zh": case.get("zh", "")})
+    return out
 
 
 # --------------------------------------------------------------------------- records
@@ -349,6 +375,38 @@ def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tu
         WHERE c.run_id > ?
         ORDER BY c.run_id, c.source_id, list_position(['added', 'changed', 'retired'], c.change), r.seq,
                  c.record_id""", [since])
+
+
+def list_rule_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tuple[int, list[dict]]:
+    """The rules whose verdict changed or that became disputed or settled in
+    the runs after run ``since`` (default: the latest run's; a build is run
+    1 and reviews against the database it replaced), oldest run first:
+    (since, rows of ``run_id``, ``started_at``, ``info_kind``, ``event``,
+    ``change`` (verdict | disputed | settled), ``old_verdict``,
+    ``new_verdict``, ``record_ids``, ``rulings``: ``[{"record_id",
+    "source_id", "dates", "text"}]``). UsageError for a run that does not exist."""
+    last = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
+    if since is None:
+        since = max(0, last - 1)
+    elif not 0 <= since <= last:
+        raise UsageError(f"no run {since}: the runs are 1 to {last} (0 lists every change)", place="--since")
+    if not _has_table(con, "rule_changes"):
+        return since, []
+    rows = _dicts(con, """
+        SELECT c.run_id, u.started_at, c.info_kind, c.event, c.change, c.old_verdict, c.new_verdict, c.record_ids
+        FROM rule_changes c LEFT JOIN runs u USING (run_id) WHERE c.run_id > ?
+        ORDER BY c.run_id, c.info_kind, c.event""", [since])
+    for row in rows:
+        row["record_ids"] = list(row["record_ids"] or [])
+        row["rulings"] = _dicts(con, """
+            SELECT r.record_id, r.source_id, coalesce(list(d.date ORDER BY d.ord) FILTER (WHERE d.valid), []) AS dates,
+                   r.text
+            FROM records r LEFT JOIN record_dates d USING (record_id)
+            WHERE r.record_id IN (SELECT unnest(?)) GROUP BY r.record_id, r.source_id, r.text
+            ORDER BY r.record_id""", [row["record_ids"]])
+        for ruling in row["rulings"]:
+            ruling["dates"] = [d.isoformat() for d in ruling["dates"]]
+    return since, rows
 
 
 # --------------------------------------------------------------------------- cards

@@ -14,7 +14,7 @@ loading the extractor's NLP pipeline.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from .dates import RulingDate
@@ -46,7 +46,14 @@ class Statement:
     or ``exception`` (a sentence opening with 但是 states a case apart: compile
     never lets it overturn a rule); ``dates`` are the valid ISO dates of the sentences
     that make it (a ruling line may hold several dated rulings), empty when
-    those sentences carry none (the record's dates then stand for it)."""
+    those sentences carry none (the record's dates then stand for it).
+
+    ``reading`` says how the words were read, which weighs the statement
+    when rulings disagree (``schema/rule_policy.json``): ``principle`` (a
+    verdict word about a kind, in a sentence naming no card: ``…的情报在…后
+    丢失``), ``case`` (a verdict word in a ruling on a named card), ``outcome``
+    (what became of an effect: an outcome, ability, freedom or continuity word,
+    ``可以发动②效果``); ``""`` in databases written before it was read."""
 
     info_kind: str
     event: str
@@ -55,6 +62,7 @@ class Statement:
     basis: str = "stated"
     principle_id: str = ""
     dates: tuple[str, ...] = ()
+    reading: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str, str, str]:
@@ -126,7 +134,7 @@ class Record:
             if old.key == statement.key:
                 if not set(statement.dates) <= set(old.dates):
                     dates = tuple(sorted(set(old.dates) | set(statement.dates)))
-                    self.statements[i] = Statement(*old.key, dates=dates)
+                    self.statements[i] = replace(old, dates=dates)
                 return
         self.statements.append(statement)
 

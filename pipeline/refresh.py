@@ -44,13 +44,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .compile import cite_once, compile_procedural, compile_rules, other_rulesets
+from .compile import RuleChange, cite_once, compile_procedural, compile_rules, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_paths, engine_tables, render_all, rules_hash, write_engines
-from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, read_records,
-                   read_state, write_refresh)
+from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, previous_rules,
+                   read_records, read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, page_counts, shrinkage, utc_now as _now
 from .run import build, process_page
@@ -96,6 +96,7 @@ class RefreshResult:
     built_first: bool = False
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    rule_changes: list[RuleChange] = field(default_factory=list)  # against the rules stored before the run
 
     def count(self, outcome: str) -> int:
         return sum(1 for o in self.outcomes if o.outcome == outcome)
@@ -112,6 +113,7 @@ class RefreshResult:
             "sources": [asdict(o) for o in self.outcomes], "reprocessed": self.reprocessed,
             "recompiled": self.recompiled, "engine_written": self.engine_written, "rules_hash": self.rules_hash,
             "built_first": self.built_first, "warnings": self.warnings,
+            "rule_changes": [asdict(c) for c in self.rule_changes],
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
         }
 
@@ -244,6 +246,7 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
         if any(u.diff for u in updates):
             compiled = _compile(db_path, sources, state, updates, result)
             result.recompiled = True
+            result.rule_changes = review(previous_rules(db_path), compiled.rules)
     result.rules_hash = compiled.rules_hash if compiled else (state.rules_hash or "")
     result.ended_at = _now()
 
@@ -252,7 +255,7 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
         _run_row(result), [u.page_update() for u in updates],
         [_snapshot_info(source.id, digest, fetched) for source, fetched, digest in bad_snapshots], validator_updates,
         compiled.rules if compiled else None, compiled.procedural if compiled else [],
-        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if compiled else {}))
+        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if compiled else {}, result.rule_changes))
     t2 = time.perf_counter()
     result.timings["load"] += t2 - t1
     _ensure_engine(db_path, engine_out, sources, state, result, compiled)

@@ -32,19 +32,19 @@ from collections import Counter, deque
 from contextlib import contextmanager, nullcontext
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import CardIndex, card_index, card_index_built, use_card_index
-from .compile import cite_once, compile_procedural, compile_rules, for_compile, other_rulesets
+from .compile import RuleChange, cite_once, compile_procedural, compile_rules, for_compile, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, layout_warnings, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
-                   output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
+                   output_paths, previous_counts, previous_rules, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, page_counts, shrinkage, utc_now
@@ -90,9 +90,11 @@ class BuildResult:
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    rule_changes: list[RuleChange] = field(default_factory=list)  # against the database this build replaces
 
     def summary(self) -> dict:
         return {
+            "rule_changes": [asdict(c) for c in self.rule_changes],
             "database": str(self.db_path), "engine": str(self.engine_path), "sources": self.sources,
             "pages_built": self.pages_ok, "records": self.records, "dated_records": self.dated_records,
             "card_mentions": self.card_mentions, "card_mentions_linked": self.linked_mentions,
@@ -371,6 +373,7 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
     previous = previous_counts(db_path)
+    before = previous_rules(db_path)
     with DatabaseWriter(db_path) as writer:
         snapshots, packed, counts = [], [], Counter()
         for outcome in _outcomes(sources, max_page_bytes, result.workers):
@@ -400,7 +403,7 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             if batch_bytes >= FLUSH_BYTES:  # load while the workers go on
                 _timed(result, "load", writer.insert_batch)
         _timed(result, "load", writer.insert_batch)
-        _finish(result, corpus_dir, sources, snapshots, packed, writer, started)
+        _finish(result, corpus_dir, sources, snapshots, packed, writer, started, before)
     result.records, result.dated_records = counts["records"], counts["dated_records"]
     result.card_mentions, result.linked_mentions = counts["card_mentions"], counts["linked_mentions"]
     result.statements = counts["statements"]
@@ -456,15 +459,18 @@ def _timed(result: BuildResult, stage: str, work, *args):
 
 
 def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],
-            packed: list[bytes], writer: DatabaseWriter, started: str) -> None:
+            packed: list[bytes], writer: DatabaseWriter, started: str,
+            before: dict[tuple[str, str], tuple[str, tuple[str, ...]]]) -> None:
     """Compile, generate and load: the engine is staged, the database
-    committed and renamed, then the engine renamed."""
+    committed and renamed, then the engine renamed. ``before``: the rules
+    of the database being replaced, to review against (:func:`review`)."""
     t0, c0 = time.perf_counter(), time.process_time()
     records = unpack_for_compile(packed)  # the workers are gone: the records may be objects again
     packed.clear()
     cited, frozen = cite_once(records, sources)
     rules = _guarded(CompileError, None, "rules table", compile_rules, cited, frozen, other_rulesets(sources))
     procedural = _guarded(CompileError, None, "procedural rules", compile_procedural, cited)
+    result.rule_changes = review(before, rules)
     t1, c1 = time.perf_counter(), time.process_time()
     result.timings["compile"] += t1 - t0
     result.cpu["compile"] += c1 - c0
@@ -486,7 +492,8 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     result.timings["generate"] += t2 - t1
     result.cpu["generate"] += c2 - c1
     try:
-        result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info)))
+        result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info,
+                                                       result.rule_changes)))
     except BaseException:
         discard_engines(staged)
         raise

@@ -104,7 +104,7 @@ class _Checker:
 
     def member(self, key: str, value, known, what: str) -> None:
         if value not in known:
-            self.fail(key, f"is not {what} (known: {', '.join(known)})")
+            self.fail(key, f"is not {what} (known: {', '.join(map(str, known))})")
 
 
 # --------------------------------------------------------------------------- vocabulary.json
@@ -419,6 +419,48 @@ def retention_terms_en() -> dict:
             check.fail(f"returning_events.{event}", 'must be an object {"leaves": [...], "returns": [...]}')
         for part in ("leaves", "returns"):
             _lower_case_words(check, phrases, part, f"returning_events.{event}")
+    return data
+
+
+# --------------------------------------------------------------------------- rule_policy.json
+
+@lru_cache(maxsize=1)
+def rule_policy() -> dict:
+    """``schema/rule_policy.json``, checked: how compile weighs disagreeing
+    rulings (``readings``: reading -> meaning; ``override_alone``: the
+    readings whose one newer ruling changes a verdict; ``agreeing_rulings``:
+    how many distinct newer rulings change it otherwise, an int >= 1) and the
+    cases of conditional rules (``facts``: fact -> ``{"values", "meaning"}``;
+    ``cases``: ``[{"id", "fact", "values", "words", "en", "zh"}]`` in match
+    order). SchemaError naming the key when the file is malformed."""
+    data = _json("rule_policy.json")
+    check = _Checker("rule_policy.json")
+    readings = check.get(data, "readings", dict)
+    for i, reading in enumerate(check.words(data, "override_alone")):
+        check.member(f"override_alone[{i}]", reading, list(readings), "a reading")
+    agreeing = check.get(data, "agreeing_rulings", int)
+    if isinstance(agreeing, bool) or agreeing < 1:
+        check.fail("agreeing_rulings", "must be a whole number of at least 1")
+    facts = check.get(data, "facts", dict)
+    for name, fact in facts.items():
+        if not isinstance(fact, dict) or not isinstance(fact.get("values"), list) or not fact["values"]:
+            check.fail(f"facts.{name}", "must be an object with a non-empty list 'values'")
+    seen: set[str] = set()
+    for i, case in enumerate(check.get(data, "cases", list)):
+        where = f"cases[{i}]"
+        if not isinstance(case, dict):
+            check.fail(where, "must be an object")
+        case_id = check.get(case, "id", str, where)
+        if case_id in seen:
+            check.fail(f"{where}.id", f"repeats {case_id!r}")
+        seen.add(case_id)
+        fact = check.get(case, "fact", str, where)
+        check.member(f"{where}.fact", fact, list(facts), "a fact of 'facts'")
+        for j, value in enumerate(check.get(case, "values", list, where)):
+            check.member(f"{where}.values[{j}]", value, facts[fact]["values"], f"a value of fact {fact!r}")
+        check.words(case, "words", where)
+        check.get(case, "en", str, where)
+        check.get(case, "zh", str, where)
     return data
 
 

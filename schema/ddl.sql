@@ -121,7 +121,8 @@ CREATE TABLE IF NOT EXISTS statements (
     condition    VARCHAR,               -- '' or the stated condition
     basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence) | exception (但是…: never decides)
     principle_id VARCHAR,               -- for examples: the record they illustrate
-    dates        DATE[]                 -- dates of the sentences that state it (empty: the record's dates)
+    dates        DATE[],                -- dates of the sentences that state it (empty: the record's dates)
+    reading      VARCHAR                -- principle | case | outcome: how it was read (weighs it in compile)
 );
 
 CREATE TABLE IF NOT EXISTS rules (
@@ -135,7 +136,24 @@ CREATE TABLE IF NOT EXISTS rules (
     dates        DATE[],
     -- overridden verdicts, each with the records that state it and their latest date
     conflicts    STRUCT(verdict VARCHAR, record_ids VARCHAR[], latest_date DATE)[],
+    -- newer rulings that disagree with the verdict without changing it (schema/rule_policy.json): review them
+    disputed_by  VARCHAR[],
+    -- a conditional rule's verdict per case (schema/rule_policy.json cases: a fact of the monster and its values)
+    cases        STRUCT(case_id VARCHAR, fact VARCHAR, "values" VARCHAR[], verdict VARCHAR, record_ids VARCHAR[],
+                        condition VARCHAR)[],
     PRIMARY KEY (info_kind, event)
+);
+
+-- The rules whose verdict changed or became disputed in a build or refresh, against the
+-- rules the database held before it: what a maintainer reads before publishing the engine.
+CREATE TABLE IF NOT EXISTS rule_changes (
+    run_id       INTEGER,
+    info_kind    VARCHAR,
+    event        VARCHAR,
+    change       VARCHAR,               -- verdict | disputed | settled (no longer disputed)
+    old_verdict  VARCHAR,               -- NULL when the database held no rules before
+    new_verdict  VARCHAR,
+    record_ids   VARCHAR[]              -- the rulings behind the change (the new verdict's, or the disputing ones)
 );
 
 CREATE TABLE IF NOT EXISTS rule_citations (

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from pipeline import load, schema
 from pipeline.cli import main
-from pipeline.compile import ProceduralRule, compile_rules
+from pipeline.compile import ProceduralRule, compile_rules, review
 from pipeline.corpus import load_manifest
 from pipeline.dates import RulingDate
 from pipeline.errors import LoadError
@@ -227,10 +227,11 @@ def _sample_data() -> BuildData:
                     statements=[Statement("counters", "face_down", "kept")])
     rules = compile_rules([record])
     procedural = [ProceduralRule("battle.attack_once_per_turn", "once", ("r1",), ("2016-01-08",))]
+    changes = review({("counters", "face_down"): ("lost", ())}, rules)  # the database before said lost
     return BuildData([source], [SnapshotInfo(source.id, "0" * 64, 10)], [record], rules, procedural,
                      {"run_id": 1, "kind": "build", "started_at": "2026-01-01T00:00:00",
                       "ended_at": "2026-01-01T00:00:01", "tried": 1, "unchanged": 0, "changed": 1, "failed": 0,
-                      "details": ""}, {"rules_hash": "x"})
+                      "details": ""}, {"rules_hash": "x"}, changes)
 
 
 def test_the_row_builders_fill_every_column_of_the_ddl():

@@ -147,7 +147,7 @@ def test_retention_keeps_its_field_types_and_default(engine_module):
     assert hints["verdict"] is str and hints["record_dates"] is tuple and hints["latest_date"] is object
     assert "verdict: str" in str(inspect.signature(engine_module.Retention))
     r = engine_module.Retention("counters", "face_down", "lost", "", None, None, (), (), ())
-    assert r.record_dates == () and isinstance(r, tuple)
+    assert r.record_dates == () and r.disputed_by == () and r.cases == () and isinstance(r, tuple)
 
 
 def test_an_answer_dates_each_record_by_the_sentence_that_states_the_rule(engine_module):
@@ -240,28 +240,41 @@ def test_every_info_kind_can_be_given_by_some_scenario_event(engine_module):
 
 CONDITIONAL = ["effect_count/face_down", "effect_count/temp_banish", "summoned_by_own_procedure/temp_banish",
                "summoned_this_turn/face_down"]
+CASE_SCENARIOS = json.loads((Path(__file__).parent / "cases" / "scenarios_cases.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("pair", CONDITIONAL)
-def test_each_conditional_rule_is_reachable_from_a_scenario(engine_module, pair):
-    """A summon, the event that gives the kind (found among the format's
-    events), then the rule's event: the answer is unknown, with the rule's
-    condition and records as the reason."""
-    conditional = {f"{r[0]}/{r[1]}": r for r in engine_module.RULES if r[2] == "conditional"}
-    assert sorted(conditional) == CONDITIONAL
-    rule = conditional[pair]
-    kind, event = rule[0], rule[1]
-    do = {v: k for k, v in engine_module.RETENTION_EVENTS.items()}[event]
-    summon = {"turn": 1, "do": "summon", "method": "special", "by": "A"}
-    giving = [e for e in _minimal_events(engine_module) if engine_module.answer(
-        {"id": "g", "events": [e], "ask": {"turn": 1, "question": "has", "info_kind": kind}})["answer"] is True][0]
-    events = [giving] if giving["do"] == "summon" else [summon, giving]
-    scenario = {"id": "c", "events": events + [{"turn": 1, "do": do}],
-                "ask": {"turn": 1, "question": "has", "info_kind": kind}}
-    result = engine_module.answer(scenario)
-    assert result["answer"] == "unknown"
-    [because] = [b for b in result["because"] if b["rule"] == f"retention:{kind}/{event}"]
-    assert because["verdict"] == "conditional" and because["condition"] == rule[3] and because["records"]
+def test_each_conditional_rule_gives_a_verdict_and_records_per_case(engine_module):
+    """Every conditional rule of the bundled corpus holds at least two cases,
+    each with a verdict and the records that state it (cited by the engine)."""
+    conditional = {f"{r.info_kind}/{r.event}": r for r in map(lambda p: engine_module.retains(*p.split("/")),
+                                                               CONDITIONAL)}
+    assert all(r.verdict == "conditional" for r in conditional.values())
+    for pair, rule in conditional.items():
+        assert len(rule.cases) >= 2, pair
+        assert {c["verdict"] for c in rule.cases} == {"kept", "lost"}, pair
+        for case in rule.cases:
+            assert case["record_ids"] and all(engine_module.citation(rid)["text"] for rid in case["record_ids"])
+
+
+@pytest.mark.parametrize("scenario", CASE_SCENARIOS, ids=[s["id"] for s in CASE_SCENARIOS])
+def test_a_scenario_that_tells_the_case_gets_the_case_verdict(engine_module, scenario):
+    """A Flip Summoned and a Normal Summoned monster turned face-down and
+    flipped in the same turn; a monster that cannot be Normal Summoned and
+    one that can, each temporarily banished; an effect counting the whole
+    turn and one counting from its activation: each case's verdict, with
+    the case and its records as the reason. A scenario that does not tell
+    the case is answered unknown."""
+    result = engine_module.answer({k: v for k, v in scenario.items() if k not in ("expect", "source")})
+    assert result["answer"] == scenario["expect"]
+    kind = scenario["ask"]["info_kind"]
+    reasons = [b for b in result["because"] if b["rule"].startswith(f"retention:{kind}/")
+               and engine_module.retains(kind, b["rule"].split("/")[1]).verdict == "conditional"]
+    assert len(reasons) == 1
+    if scenario["expect"] == "unknown":
+        assert reasons[0]["verdict"] == "conditional" and "case" not in reasons[0]
+    else:
+        assert reasons[0]["verdict"] == ("kept" if scenario["expect"] else "lost")
+        assert reasons[0]["case"] and reasons[0]["records"]
 
 
 def test_new_scenario_fields_are_validated(engine_module):

@@ -14,6 +14,8 @@ import pytest
 from conftest import GOLD
 from test_engine import _minimal_events
 
+CASES = Path(__file__).parent / "cases"
+
 NODE = shutil.which("node")
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.skipif(NODE is None and not os.environ.get("RULINGS_REQUIRE_NODE"),
@@ -31,6 +33,7 @@ def _scenarios(engine) -> list[dict]:
     summoned, that event, turned face-down, flipped, temporarily banished,
     asked every question (and `has` of every kind) on turns 2 and 3."""
     out = json.loads((GOLD / "scenarios_public.json").read_text(encoding="utf-8"))
+    out += json.loads((CASES / "scenarios_cases.json").read_text(encoding="utf-8"))  # conditional rules by case
     for n, event in enumerate(_minimal_events(engine)):
         event = {**event, "turn": 2}
         histories = {

@@ -1,0 +1,225 @@
+"""Compile: a rules table that holds when new rulings arrive.
+
+A newer ruling changes an established verdict only when it says so as a
+principle, or when enough distinct newer rulings agree
+(schema/rule_policy.json); otherwise the rule keeps its verdict and is
+disputed. Conditional rules carry a verdict per case. Builds and refreshes
+list the rules whose verdict changed or became disputed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from corpus_kit import PageSpec, write_corpus
+from pipeline import compile as compile_
+from pipeline.cli import main
+from pipeline.compile import case_of, compile_rules, review
+from pipeline.dates import RulingDate
+from pipeline.records import Record, Statement
+from pipeline.run import build
+
+PAIR = ("synchro_summoned", "face_down")
+
+
+def _ruling(rid: str, verdict: str, date: str | None, reading: str, text: str | None = None,
+            source: str = "log") -> Record:
+    """A record stating ``synchro_summoned / face_down -> verdict``, read as ``reading``."""
+    dates = [RulingDate(date, 0, 0, date, True, "")] if date else []
+    return Record(rid, source, 0, 0, ("裁定",), "principle", "", "current", text or rid, text or rid, dates=dates,
+                  statements=[Statement(*PAIR, verdict, reading=reading)])
+
+
+def _rule(records: list[Record]):
+    [rule] = [r for r in compile_rules(records) if (r.info_kind, r.event) == PAIR]
+    return rule
+
+
+PRINCIPLE = _ruling("r-principle", "kept", "2018-01-01", "principle")
+
+
+def test_a_newer_example_against_a_principle_leaves_the_rule_disputed():
+    for reading in ("case", "outcome"):
+        rule = _rule([PRINCIPLE, _ruling("r-example", "lost", "2025-06-01", reading)])
+        assert (rule.verdict, rule.changed_on, rule.disputed_by) == ("kept", None, ["r-example"])
+        assert rule.conflicts == [{"verdict": "lost", "record_ids": ["r-example"], "latest_date": "2025-06-01"}]
+
+
+def test_a_newer_principle_changes_the_rule():
+    rule = _rule([PRINCIPLE, _ruling("r-example", "lost", "2025-06-01", "case"),
+                  _ruling("r-new-principle", "lost", "2026-01-01", "principle")])
+    assert (rule.verdict, rule.changed_on, rule.disputed_by) == ("lost", "2026-01-01", [])
+    # the principle alone changes it too, on its own date
+    rule = _rule([PRINCIPLE, _ruling("r-new-principle", "lost", "2026-01-01", "principle")])
+    assert (rule.verdict, rule.changed_on) == ("lost", "2026-01-01")
+
+
+def test_enough_distinct_newer_rulings_that_agree_change_the_rule():
+    two = [_ruling("r-a", "lost", "2025-06-01", "outcome", "「甲」变成里侧后不能发动①效果"),
+           _ruling("r-b", "lost", "2025-09-01", "case", "「乙」变成里侧后不再是S召唤的怪兽")]
+    rule = _rule([PRINCIPLE, *two])
+    assert (rule.verdict, rule.changed_on, rule.disputed_by) == ("lost", "2025-09-01", [])
+
+
+def test_one_ruling_repeated_on_several_pages_counts_once():
+    """The same ruling text in a yearly log and on a topic page is one ruling."""
+    same = "「甲」变成里侧后不能发动①效果。25/6/1"
+    rule = _rule([PRINCIPLE, _ruling("r-log", "lost", "2025-06-01", "outcome", same, "log"),
+                  _ruling("r-topic", "lost", "2025-06-01", "outcome", same, "topic")])
+    assert (rule.verdict, sorted(rule.disputed_by)) == ("kept", ["r-log", "r-topic"])
+
+
+def test_the_established_verdict_stated_again_settles_a_dispute():
+    rule = _rule([PRINCIPLE, _ruling("r-example", "lost", "2025-06-01", "outcome"),
+                  _ruling("r-again", "kept", "2025-12-01", "case")])
+    assert (rule.verdict, rule.changed_on, rule.disputed_by) == ("kept", None, [])
+
+
+def test_undated_rulings_decide_only_where_none_is_dated():
+    undated = _ruling("r-undated", "lost", None, "principle")
+    assert _rule([undated]).verdict == "lost"
+    rule = _rule([undated, PRINCIPLE])
+    assert (rule.verdict, rule.disputed_by) == ("kept", [])  # listed as a conflict, not a change
+    assert rule.conflicts[0]["record_ids"] == ["r-undated"]
+
+
+def test_the_policy_is_data(monkeypatch):
+    """schema/rule_policy.json decides: with three agreeing rulings needed,
+    two stay a dispute; with case readings allowed alone, one changes it."""
+    policy = dict(compile_.rule_policy())
+    records = [PRINCIPLE, _ruling("r-a", "lost", "2025-06-01", "outcome", "a"),
+               _ruling("r-b", "lost", "2025-09-01", "case", "b")]
+    monkeypatch.setattr(compile_, "rule_policy", lambda: {**policy, "agreeing_rulings": 3})
+    assert (_rule(records).verdict, _rule(records).disputed_by) == ("kept", ["r-a", "r-b"])
+    monkeypatch.setattr(compile_, "rule_policy", lambda: {**policy, "override_alone": ["principle", "case"]})
+    rule = _rule([PRINCIPLE, _ruling("r-b", "lost", "2025-09-01", "case", "b")])
+    assert (rule.verdict, rule.changed_on) == ("lost", "2025-09-01")
+
+
+@pytest.mark.parametrize("condition, case", [
+    ("如果是可以通常召唤的怪兽", "can_be_normal_summoned"),
+    ("如果是特殊召唤怪兽", "cannot_be_normal_summoned"),
+    ("在反转召唤的回合变成里侧表示再反转", "flip_summoned_this_turn"),
+    # the quoted effect text names a Flip Summon too: it is the effect's words, not the case
+    ("『这张卡在召唤·反转召唤·特殊召唤的回合不能攻击』的怪兽在召唤·特殊召唤的回合变成里侧", "normal_or_special_summoned_this_turn"),
+    ("对于「神影依·米德拉什」等效果", "counts_from_activation"),
+    ("如果是融合怪兽", None),
+])
+def test_a_condition_belongs_to_the_case_its_words_name(condition, case):
+    found = case_of(condition)
+    assert (found["id"] if found else None) == case
+
+
+def test_conditions_that_split_by_case_give_each_case_its_verdict():
+    kept = Statement("summoned_by_own_procedure", "temp_banish", "kept", "如果是特殊召唤怪兽", reading="principle")
+    lost = Statement("summoned_by_own_procedure", "temp_banish", "lost", "如果是可以通常召唤的怪兽", reading="principle")
+    records = [Record("r1", "t", 0, 0, ("出场方式",), "principle", "", "current", "a", "a", statements=[kept]),
+               Record("r2", "t", 1, 0, ("出场方式",), "principle", "", "current", "b", "b", statements=[lost])]
+    [rule] = [r for r in compile_rules(records) if r.info_kind == "summoned_by_own_procedure"
+              and r.event == "temp_banish"]
+    assert rule.verdict == "conditional"
+    assert [(c.case_id, c.fact, c.values, c.verdict, c.record_ids) for c in rule.cases] == [
+        ("can_be_normal_summoned", "can_normal_summon", (True,), "lost", ("r2",)),
+        ("cannot_be_normal_summoned", "can_normal_summon", (False,), "kept", ("r1",))]
+
+
+def test_review_lists_changed_disputed_and_settled_rules():
+    rules = {(r.info_kind, r.event): r for r in compile_rules([PRINCIPLE, _ruling("r-x", "lost", "2025-06-01",
+                                                                                    "case")])}
+    before = {PAIR: ("lost", ()), ("counters", "face_down"): ("unknown", ())}
+    [change] = review(before, list(rules.values()))
+    assert (change.change, change.old_verdict, change.new_verdict) == ("verdict", "lost", "kept")
+    [change] = review({PAIR: ("kept", ())}, list(rules.values()))
+    assert (change.change, change.record_ids) == ("disputed", ("r-x",))
+    settled = compile_rules([PRINCIPLE])
+    [change] = review({PAIR: ("kept", ("r-x",))}, settled)
+    assert change.change == "settled"
+    assert review({}, settled) == []  # a first build has nothing to review
+
+
+# --------------------------------------------------------------------------- end to end, pages of our own
+
+def _page(title: str, lines: list[str]) -> str:
+    body = "".join(f'<div class="line">{line}</div>' for line in lines)
+    return (f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1><h2>裁定</h2>"
+            f'<div class="line-block">{body}</div></main></body></html>')
+
+
+def _corpus(root: Path, logs: list[str]) -> Path:
+    pages = [PageSpec("topic", _page("出场方式", ["S召唤的怪兽变成里侧或被一时除外后，仍然是S召唤的怪兽。18/1/1"]),
+                      url="https://ocg-rule.readthedocs.io/zh-cn/latest/topic.html")]
+    pages += [PageSpec(f"log{i}", _page(f"裁定 {i}", [line]), url=f"https://ocg-rule.readthedocs.io/log{i}.html")
+              for i, line in enumerate(logs)]
+    return write_corpus(root, pages)
+
+
+def _verdict(db: Path) -> tuple:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute("SELECT verdict, changed_on, disputed_by FROM rules WHERE info_kind = ? AND event = ?",
+                           list(PAIR)).fetchone()
+    finally:
+        con.close()
+
+
+def test_builds_with_new_rulings_review_each_rule_change(tmp_path):
+    db, engine = tmp_path / "r.duckdb", tmp_path / "engine" / "ocg_rules.py"
+    example = "S召唤的「甲」变成里侧后，不再是S召唤的怪兽。25/6/1"
+    principle = "S召唤的怪兽变成里侧后，不再是S召唤的怪兽。26/1/8"
+    build(_corpus(tmp_path / "c1", []), db, engine)
+    assert _verdict(db)[:2] == ("kept", None)
+
+    result = build(_corpus(tmp_path / "c2", [example]), db, engine)  # one newer example: disputed, not flipped
+    verdict, changed_on, disputed_by = _verdict(db)
+    assert (verdict, changed_on, len(disputed_by)) == ("kept", None, 1)
+    assert [(c.info_kind, c.event, c.change) for c in result.rule_changes] == [(*PAIR, "disputed")]
+    out = CliRunner().invoke(main, ["changes", "--rules", "--db", str(db), "--json"])
+    assert out.exit_code == 0, out.output
+    [row] = json.loads(out.output)["rule_changes"]
+    assert (row["change"], row["new_verdict"], row["record_ids"]) == ("disputed", "kept", list(disputed_by))
+    assert row["rulings"][0]["dates"] == ["2025-06-01"] and "「甲」" in row["rulings"][0]["text"]
+    module = _engine(engine)
+    assert module.retains(*PAIR).disputed_by == tuple(disputed_by)
+
+    result = build(_corpus(tmp_path / "c3", [example, principle]), db, engine)  # a newer principle: changed
+    assert _verdict(db)[:2] == ("lost", __import__("datetime").date(2026, 1, 8))
+    [change] = result.rule_changes
+    assert (change.change, change.old_verdict, change.new_verdict) == ("verdict", "kept", "lost")
+    out = CliRunner().invoke(main, ["changes", "--rules", "--db", str(db)])
+    assert "synchro_summoned on face_down: kept -> lost" in out.output and "2026-01-08" in out.output
+
+
+def _engine(path: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"engine_policy_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --------------------------------------------------------------------------- the bundled corpus
+
+def test_the_bundled_rules_keep_their_verdicts_and_the_one_real_change(built):
+    """The verdict gold holds (tests/gold), no rule of the bundled corpus is
+    disputed, and the one real change of ruling in it stays a change: a
+    monster back from a temporary banish is no longer summoned this turn
+    (the 2020 ruling that said kept is overturned by the agreeing rulings of
+    2023 and the topic page's 24/5/30 examples)."""
+    con = duckdb.connect(str(built[1]), read_only=True)
+    try:
+        disputed = con.execute("SELECT info_kind, event FROM rules WHERE len(disputed_by) > 0").fetchall()
+        verdict, changed_on, conflicts = con.execute(
+            "SELECT verdict, changed_on, conflicts FROM rules WHERE info_kind = 'summoned_this_turn' "
+            "AND event = 'temp_banish'").fetchone()
+    finally:
+        con.close()
+    assert disputed == []
+    assert verdict == "lost" and changed_on is not None and changed_on.year == 2023
+    assert [c["verdict"] for c in conflicts] == ["kept"] and str(conflicts[0]["latest_date"]) == "2020-06-24"
