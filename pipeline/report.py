@@ -156,21 +156,26 @@ def text_segments(ruling: Ruling) -> list[tuple[str, int | None]]:
 
 def read_rules(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], dict]:
     """Rules by (info kind, event) with their citations (``role``,
-    ``verdict``, ``record_id``, ``date``) and overridden verdicts."""
+    ``verdict``, ``record_id``, ``date``), overridden verdicts, the newer
+    rulings that dispute them and, for a conditional rule, its cases in
+    words (:func:`pipeline.queries.case_list`)."""
     rules = {}
-    for kind, event, verdict, condition, latest, changed_on, conflicts in _rows(con, """
-            SELECT info_kind, event, verdict, condition, latest_date, changed_on, conflicts FROM rules"""):
+    for kind, event, verdict, condition, latest, changed_on, conflicts, disputed_by, cases in _rows(con, """
+            SELECT info_kind, event, verdict, condition, latest_date, changed_on, conflicts, disputed_by, cases
+            FROM rules"""):
         rules[(kind, event)] = {"verdict": verdict, "condition": condition or "",
                                 "latest_date": latest.isoformat() if latest else "",
                                 "changed_on": changed_on.isoformat() if changed_on else "",
-                                "conflicts": queries.conflict_list(conflicts), "citations": []}
+                                "conflicts": queries.conflict_list(conflicts), "citations": [],
+                                "disputed_by": list(disputed_by or []), "cases": queries.case_list(cases)}
     for kind, event, record_id, role, verdict, day in _rows(con, """
             SELECT info_kind, event, record_id, role, verdict, date FROM rule_citations
             ORDER BY info_kind, event, date DESC NULLS LAST, record_id"""):
         rule = rules.get((kind, event))
         if rule is not None:
             rule["citations"].append({"record_id": record_id, "role": role, "verdict": verdict,
-                                      "date": day.isoformat() if day else ""})
+                                      "date": day.isoformat() if day else "",
+                                      "cases": [c["en"] for c in rule["cases"] if record_id in c["record_ids"]]})
     return rules
 
 
