@@ -350,6 +350,11 @@ def test_editing_one_page_reextracts_that_page_and_changes_the_rules(env, site, 
     assert result.recompiled and result.engine_written
     assert env.verdict("synchro_summoned", "face_down") == "lost"
     assert env.verdict("synchro_summoned", "temp_banish") == "lost"
+    # the principle's change is a rule change to review, in the result and in rule_changes
+    reviewed = {(c.info_kind, c.event): (c.change, c.old_verdict, c.new_verdict) for c in result.rule_changes}
+    assert reviewed[("synchro_summoned", "face_down")] == ("verdict", "kept", "lost")
+    assert env.sql("SELECT change, old_verdict, new_verdict FROM rule_changes WHERE run_id = ? AND info_kind = "
+                   "'synchro_summoned' AND event = 'temp_banish'", [result.run_id]) == [("verdict", "kept", "lost")]
     # the same tables and engine bytes as a full build of the edited corpus
     edited = shutil.copytree(env.corpus, tmp_path / "edited", ignore=shutil.ignore_patterns("snapshots"))
     (edited / PAGE[FACE_DOWN].lstrip("/")).write_bytes(site.pages[PAGE[FACE_DOWN]])
