@@ -139,6 +139,9 @@ function becauseRetention(r, c = null) {
   const item = { rule: `retention:${r.info_kind}/${r.event}`, verdict: r.verdict,
                  records: records(r.record_ids, r.record_dates) };
   if (r.condition) item.condition = r.condition;
+  if (r.cases.length) { // the scenario does not tell which: every case with its verdict
+    item.cases = r.cases.map((c) => ({ case: c.case, fact: c.fact, values: [...c.values], verdict: c.verdict }));
+  }
   if (r.changed_on) item.changed_on = r.changed_on;
   if (r.disputed_by.length) item.disputed_by = [...r.disputed_by];
   return item;

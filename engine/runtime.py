@@ -156,6 +156,9 @@ def _because_retention(r, case=None):
             "records": _records(r.record_ids, r.record_dates)}
     if r.condition:
         item["condition"] = r.condition
+    if r.cases:  # the scenario does not tell which: every case with its verdict
+        item["cases"] = [{"case": c["case"], "fact": c["fact"], "values": list(c["values"]), "verdict": c["verdict"]}
+                         for c in r.cases]
     if r.changed_on:
         item["changed_on"] = r.changed_on
     if r.disputed_by:

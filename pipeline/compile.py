@@ -288,7 +288,9 @@ def _replay(evidence: list[_Evidence]) -> _Replay:
     ``override_alone`` (a principle) or when ``agreeing_rulings`` distinct
     rulings have given that verdict since the established one was last
     stated; otherwise it is held: the rule is disputed. A ruling of the
-    established verdict states it again and clears what was held.
+    established verdict states it again and clears what was held. Rulings
+    of one day are ranked as the first day's are; only the day's first
+    verdict speaks (the others are conflicts).
 
     Undated rulings take part only where no ruling is dated: a topic page
     writes its principles undated and keeps them current, so they are
@@ -311,16 +313,15 @@ def _replay(evidence: list[_Evidence]) -> _Replay:
                         reverse=True)
         if state is None:
             state = _Replay(ranked[0])
-        if state.verdict in group:  # stated again: what disagreed before is answered
+        top = ranked[0]
+        if top == state.verdict:  # stated again: what disagreed before is answered
             held.clear()
-            continue  # a disagreement of the same day is a conflict, not a change
-        for v in ranked:
-            held[v] += group[v]
-            if any(e.reading in alone for e in held[v]) or len({e.ruling for e in held[v]}) >= needed:
-                state.verdict = v
-                state.changed_on = date if date and date not in republication_dates() else None
-                held.clear()
-                break
+            continue  # a disagreement of the same day that ranks lower is a conflict, not a change
+        held[top] += group[top]
+        if any(e.reading in alone for e in held[top]) or len({e.ruling for e in held[top]}) >= needed:
+            state.verdict = top
+            state.changed_on = date if date and date not in republication_dates() else None
+            held.clear()
     state.held = [e for v in sorted(held) for e in held[v]]
     return state
 

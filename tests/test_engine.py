@@ -272,6 +272,7 @@ def test_a_scenario_that_tells_the_case_gets_the_case_verdict(engine_module, sce
     assert len(reasons) == 1
     if scenario["expect"] == "unknown":
         assert reasons[0]["verdict"] == "conditional" and "case" not in reasons[0]
+        assert {c["verdict"] for c in reasons[0]["cases"]} == {"kept", "lost"}
     else:
         assert reasons[0]["verdict"] == ("kept" if scenario["expect"] else "lost")
         assert reasons[0]["case"] and reasons[0]["records"]
