@@ -36,7 +36,7 @@ from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
-from .records import CardMention, Record, Statement
+from .records import CardMention, Record, Statement, section_key
 from .schema import ddl
 
 
@@ -805,6 +805,35 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
         con.close()
     return {sid: {"records": n, "statements": s, "dated_records": d, "card_mentions": m}
             for sid, n, s, d, m in rows}
+
+
+def previous_section_statements(db_path: Path) -> dict[str, dict[str, int]]:
+    """Per source of an earlier database: the statements of its current
+    records per section (:func:`pipeline.records.section_key` of
+    ``records.section_path`` -> count, sections with statements only), what
+    the per-section shrink guard compares a page with. Empty when there is
+    no readable database."""
+    if not Path(db_path).is_file():
+        return {}
+    try:
+        con = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error:
+        return {}
+    try:
+        rows = con.execute("""
+            SELECT r.source_id, coalesce(r.section_path, ''), count(*)
+            FROM records r JOIN statements s USING (record_id)
+            WHERE r.retired_run IS NULL GROUP BY ALL""").fetchall()
+    except duckdb.Error:
+        return {}
+    finally:
+        con.close()
+    sections: dict[str, dict[str, int]] = {}
+    for sid, path, n in rows:
+        per_source = sections.setdefault(sid, {})
+        key = section_key(path)
+        per_source[key] = per_source.get(key, 0) + n
+    return sections
 
 
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:

@@ -52,7 +52,7 @@ from .generate import engine_paths, engine_tables, render_all, rules_hash, write
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, read_records,
                    read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .records import Record, page_counts, shrinkage, utc_now as _now
+from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now as _now
 from .run import build, process_page
 from .schema import check_all
 
@@ -340,13 +340,19 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
 def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:
     """Refuse a page that lost all its records, statements, dated rulings or
     card mentions, or more than ``max_shrink`` of them, or that split into
-    many more records (:func:`pipeline.records.shrinkage`)."""
+    many more records (:func:`pipeline.records.shrinkage`), or one of whose
+    sections lost more than ``max_shrink`` of its statements or is gone
+    (:func:`pipeline.records.section_shrinkage`)."""
     change = shrinkage(page_counts(old), page_counts(new), max_shrink)
     if change:
         verb = "shrank" if change.fewer else "grew"
         raise ExtractError(f"page {verb} from {change.before} to {change.after} {change.label}, "
                            f"{change.bound(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
                            source_id=source.id, place="whole page")
+    lost = section_shrinkage(section_statements(old), section_statements(new), max_shrink)
+    if lost:
+        raise ExtractError(f"page gives {lost.describe(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
+                           source_id=source.id, place=f"section {lost.section}")
 
 
 # --------------------------------------------------------------------------- compile

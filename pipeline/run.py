@@ -44,10 +44,11 @@ from .errors import CompileError, CorpusError, ExtractError, GenerateError, Load
 from .extract import extract, layout_warnings, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
-                   output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
+                   output_paths, previous_counts, previous_section_statements, read_records, read_snapshot_infos,
+                   record_rows)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .records import Record, page_counts, shrinkage, utc_now
+from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now
 from .schema import check_all, info_kinds
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
@@ -168,6 +169,7 @@ class PageOutcome:
     rows: dict[str, bytes] = field(default_factory=dict)
     compile_records: bytes = b""
     counts: Counter = field(default_factory=Counter)
+    sections: dict[str, int] = field(default_factory=dict)  # statements per section: section_statements
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
 
@@ -221,6 +223,7 @@ def _read_page(source: Source, max_page_bytes: int) -> PageOutcome:
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         outcome.rows = page_rows(page.records, page.snapshot.content_hash, source, outcome.counts)
+        outcome.sections = section_statements(page.records)
     except Exception as exc:  # a bug, a value JSON cannot hold: this page fails, the others go on
         outcome.error = str(LoadError(f"making the page's rows: {type(exc).__name__}: {exc}", source_id=source.id,
                                       place=source.path))
@@ -370,7 +373,7 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     started = utc_now()
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
-    previous = previous_counts(db_path)
+    previous, previous_sections = previous_counts(db_path), previous_section_statements(db_path)
     with DatabaseWriter(db_path) as writer:
         snapshots, packed, counts = [], [], Counter()
         for outcome in _outcomes(sources, max_page_bytes, result.workers):
@@ -380,7 +383,8 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             for stage, seconds in outcome.timings.items():
                 result.timings[stage] += seconds
                 result.cpu[stage] += outcome.cpu[stage]
-            shrunk = None if outcome.error else _shrinkage(outcome, previous.get(source.id), max_shrink)
+            shrunk = None if outcome.error else _shrinkage(outcome, previous.get(source.id),
+                                                                 previous_sections.get(source.id), max_shrink)
             kept = False
             if outcome.error or shrunk:
                 if outcome.error:
@@ -407,14 +411,20 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     return result
 
 
-def _shrinkage(outcome: PageOutcome, before: dict | None, max_shrink: float) -> str | None:
+def _shrinkage(outcome: PageOutcome, before: dict | None, sections_before: dict | None,
+               max_shrink: float) -> str | None:
     """Why a page that read cleanly looks broken against what the previous
-    database holds for it (:func:`pipeline.records.shrinkage`), or None."""
+    database holds for it: the whole page (:func:`pipeline.records.shrinkage`),
+    then its sections' statements (:func:`pipeline.records.section_shrinkage`);
+    or None."""
     change = shrinkage(before or {}, outcome.counts, max_shrink)
-    if change is None:
-        return None
-    return (f"gives {change.after} {change.label} where the previous build stored {change.before} "
-            f"({change.bound(max_shrink)}: a markup change?)")
+    if change is not None:
+        return (f"gives {change.after} {change.label} where the previous build stored {change.before} "
+                f"({change.bound(max_shrink)}: a markup change?)")
+    lost = section_shrinkage(sections_before or {}, outcome.sections, max_shrink)
+    if lost is not None:
+        return f"gives {lost.describe(max_shrink)} against the previous build (a markup change?)"
+    return None
 
 
 def _check_writable(folder: Path, error: type[RulingsError]) -> None:
