@@ -24,6 +24,10 @@ that open from disk or any static server, with nothing fetched at view time:
 Pages are rendered with Jinja2 templates (``pipeline/templates/report/``)
 with autoescaping on: ruling text is a stranger's text and is only ever
 rendered as text. Links to other sites are kept only when they are http(s).
+
+The site is written into a new folder beside DIR and swapped in
+(:func:`write_report`); ``DIR/.rulings-report`` lists the files it wrote,
+the only files a later report replaces.
 """
 
 from __future__ import annotations
@@ -482,13 +486,19 @@ def _make_staging(target: Path) -> tuple[Path, int | None]:
             break
         except FileExistsError:
             continue
-    if target.is_dir():
-        os.chmod(staging, stat.S_IMODE(target.stat().st_mode))
     fd = None
-    if fcntl is not None:
-        fd = os.open(staging, os.O_RDONLY)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    (staging / MARKER).write_text(_manifest_text(set(), False), encoding="utf-8")
+    try:
+        if target.is_dir():
+            os.chmod(staging, stat.S_IMODE(target.stat().st_mode))
+        if fcntl is not None:
+            fd = os.open(staging, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        (staging / MARKER).write_text(_manifest_text(set(), False), encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if fd is not None:
+            os.close(fd)
+        raise
     return staging, fd
 
 
@@ -619,8 +629,12 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
         sources = {r[0]: {"source_id": r[0], "url": external_url(r[1]), "language": r[2], "licence": r[3]}
                    for r in _rows(con, "SELECT source_id, url, language, licence FROM sources ORDER BY source_id")}
         built = dict(_rows(con, "SELECT key, value FROM build_info"))
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging, lock = _make_staging(out_dir)
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging, lock = _make_staging(out_dir)
+    except OSError as exc:
+        raise UsageError(f"cannot write beside {out_dir} (the site is written into a new folder in "
+                         f"{out_dir.parent} and swapped in): {exc.strerror or exc}", place="DIR") from None
     try:
         w = _Writer(staging, sources)
         _write_site(w, rulings, rules, history, archetypes, sources, built)

@@ -505,3 +505,29 @@ def test_refresh_refuses_an_engine_out_of_the_users_own(tmp_path):
     assert run.exit_code == 2 and error_line(run).startswith(f"Error: --engine-out: {tmp_path / 'mytool.py'} ")
     assert (tmp_path / "mytool.py").read_text(encoding="utf-8") == "print('my tool')\n"
     assert not (tmp_path / "r.duckdb").exists()
+
+
+@pytest.mark.parametrize("how", ["read-only parent", "disk full"])
+def test_a_site_that_cannot_be_staged_beside_dir_is_refused_with_nothing_touched(two_dbs, tmp_path, monkeypatch,
+                                                                               how):
+    parent = tmp_path / "parent"
+    write_report(two_dbs[0], parent / "site")
+    before = tree(parent)
+    if how == "read-only parent":
+        if os.geteuid() == 0:
+            pytest.skip("root writes in any folder")
+        os.chmod(parent, 0o555)
+        reason = "Permission denied"
+    else:
+        def full(files, complete):
+            raise OSError(28, "No space left on device")
+        monkeypatch.setattr(report_module, "_manifest_text", full)
+        reason = "No space left on device"
+    try:
+        run = report(parent / "site", two_dbs[1])
+    finally:
+        os.chmod(parent, 0o755)
+    assert run.exit_code == 2 and error_line(run) == (
+        f"Error: DIR: cannot write beside {parent / 'site'} (the site is written into a new folder in {parent} "
+        f"and swapped in): {reason}")
+    assert tree(parent) == before
