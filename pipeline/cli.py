@@ -772,9 +772,12 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     search.html     search card names (any language or script) and ruling text
     Plain files: they open from disk or any static server; nothing is fetched
     from the network. DIR must be new, empty, or a site an earlier report
-    wrote (marked by DIR/.rulings-report): then index.html and the folders
-    above are replaced and DIR's other files are left alone.
+    wrote (DIR/.rulings-report lists its files). The site is written into a
+    folder beside DIR and swapped in, so an interrupted report leaves the
+    previous site whole; the files the previous report wrote are replaced,
+    DIR's other files are kept.
     """
+    _exit_on_sigterm()
     summary = write_report(db_path, out_dir)
     if as_json:
         _echo_json(summary.as_dict())

@@ -18,13 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
 from .compile import ProceduralRule, Rule
-from .errors import GenerateError
+from .errors import GenerateError, UsageError
 from .paths import PROJECT_ROOT
 from .records import Record, excerpt
 from .schema import events, info_kinds, procedural_rules, scenario_format, vocabulary
@@ -274,6 +275,54 @@ def engine_paths(path: Path) -> dict[str, Path]:
     path = Path(path)
     stem = path.with_suffix("") if path.suffix == ".py" else path
     return {"py": path, "json": stem.with_name(stem.name + ".json"), "mjs": stem.with_name(stem.name + ".mjs")}
+
+
+# How each generated file starts (what :func:`render`, :func:`render_json` and :func:`render_js`
+# write, by every version of the generator): a file is replaced only when it starts so. The rules
+# hash after these lines is not checked: a stale or damaged engine is still the generator's file.
+GENERATED_HEAD = {
+    "py": re.compile(r'\A"""OCG information-retention and battle rules engine: GENERATED, do not edit\.\n\n'
+                     r"Generator: rulings [^\n]*\nRules hash: "),
+    "json": re.compile(r'\A\{\n(?: "\$schema": "[^"\n]*",\n)? "format": "ocg-rules",\n "format_version": \d+,\n'
+                       r' "generator": "rulings [^"\n]*",\n "rules_hash": '),
+    "mjs": re.compile(r"\A// OCG information-retention and battle rules engine: GENERATED, do not edit\.\n"
+                      r"// Generator: rulings [^\n]*\n// Rules hash: "),
+}
+HEAD_BYTES = 512  # the longest header above is under 300 bytes
+
+
+def is_generated(path: Path, key: str) -> bool:
+    """Whether the file at ``path`` (followed if a symlink) starts with the
+    header the generator writes for ``key`` (``py``, ``json`` or ``mjs``).
+    OSError when it cannot be read."""
+    with open(path, "rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    return bool(GENERATED_HEAD[key].match(head.decode("utf-8", errors="replace")))
+
+
+def check_replaceable(path: Path) -> None:
+    """Before a build or refresh reads any page: UsageError (``--engine-out``)
+    naming the first of the engine files of ``path`` (:func:`engine_paths`)
+    that exists and is not one this generator wrote (its header), is not a
+    regular file, or cannot be read; the build would replace it. Missing and
+    empty files may be written. A symlink is judged by its target (the
+    rename replaces the link, never writes the target)."""
+    for key, file in engine_paths(path).items():
+        if not os.path.lexists(file):
+            continue
+        what = {"py": "engine module", "json": "engine's JSON tables", "mjs": "engine's ES module"}[key]
+        try:
+            if not os.path.isfile(file):
+                raise UsageError(f"{file} exists and is not a regular file; the build writes the {what} there "
+                                 "(give another --engine-out)", place="--engine-out")
+            if os.path.getsize(file) == 0 or is_generated(file, key):
+                continue
+        except OSError as exc:
+            raise UsageError(f"{file} cannot be read to check that `rulings build` generated it "
+                             f"({exc.strerror or exc}); the build would replace it", place="--engine-out") from None
+        raise UsageError(f"{file} exists and is not a generated engine file (no `rulings build` header); the build "
+                         f"would replace it with the {what} (give another --engine-out or remove the file)",
+                         place="--engine-out")
 
 
 def render_all(tables: dict, digest: str) -> dict[str, str]:

@@ -36,6 +36,7 @@ from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
+from .generate import check_replaceable
 from .records import CardMention, Record, Statement, section_key
 from .schema import ddl
 
@@ -519,7 +520,9 @@ SIDE_FILES = (".wal", ".lock")
 def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     """The database and engine paths with symlinks resolved (a symlinked
     ``--db`` writes its target, and the lock is the target's); UsageError
-    when the two outputs, or one and the other's WAL or lock, are one file."""
+    when the two outputs, or one and the other's WAL or lock, are one file,
+    when ``--db`` is a file but no DuckDB database, or when an engine file
+    there is not one the generator wrote (:func:`~pipeline.generate.check_replaceable`)."""
     try:
         db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
     except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
@@ -537,6 +540,7 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     if db.is_file() and db.stat().st_size and not _is_duckdb_file(db):
         raise UsageError(f"{db} exists and is not a DuckDB database; the build would replace it (give another path "
                          "or remove the file)", place="--db")
+    check_replaceable(engine)
     return db, engine
 
 
