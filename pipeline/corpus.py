@@ -26,13 +26,15 @@ import csv
 import hashlib
 import os
 import re
+import secrets
 import stat
-import tempfile
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CorpusError, NormalizeError
 from .paths import BUNDLED_CORPUS, DEFAULT_CORPUS
+from .stopping import deferred, remove, temp_path
 
 MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
@@ -91,7 +93,9 @@ def prepare_corpus(corpus_dir: Path | str) -> Path:
     staging = None
     try:
         corpus_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".corpus-", dir=corpus_dir.parent))
+        with deferred():  # named and tracked before it exists: a stop at any line removes it
+            staging = temp_path(corpus_dir.parent, ".corpus-")
+            staging.mkdir()
         shutil.copytree(BUNDLED_CORPUS, staging / "corpus", ignore=shutil.ignore_patterns("snapshots", "__pycache__",
                                                                                           "__init__.py"))
         os.rename(staging / "corpus", corpus_dir)  # whole or not at all
@@ -101,7 +105,7 @@ def prepare_corpus(corpus_dir: Path | str) -> Path:
                               place=str(corpus_dir)) from None
     finally:
         if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove(staging)
     return corpus_dir
 
 

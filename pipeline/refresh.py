@@ -400,7 +400,9 @@ def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state
         if compiled.rules_hash != result.rules_hash:
             result.warnings.append("the rules compiled from the stored records differ from the database's rules "
                                    "(the pipeline changed since the last build?); run `rulings build`")
-    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash))
+    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash),
+                  kept=f"refresh run {result.run_id} is stored in the database, the previous engine file stays (the "
+                       "next refresh writes it again)")
     result.engine_written = True
 
 
