@@ -524,7 +524,8 @@ class DatabaseWriter:
     def close(self) -> None:
         """Close the connection and remove whatever was not renamed
         (idempotent). Never raises: it runs while an error is on its way,
-        and what it cannot remove the next build does (:func:`clean_leftovers`)."""
+        and what it cannot remove the next build does (:func:`clean_leftovers`);
+        a stop signal that came meanwhile is raised once all is removed."""
         with deferred():  # a stop signal must not cut the cleanup short
             if self.con is not None:
                 self.con, con = None, self.con
