@@ -14,7 +14,6 @@ import json
 import math
 import os
 import re
-import signal
 import sys
 import unicodedata
 from contextlib import closing, contextmanager
@@ -23,7 +22,7 @@ from pathlib import Path
 import click
 import duckdb
 
-from . import queries
+from . import queries, stopping
 from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
@@ -133,11 +132,9 @@ def main() -> None:
 def _exit_on_sigterm() -> None:
     """SIGTERM (systemd stopping a job, `timeout`) ends a build or refresh
     like Ctrl-C does: temporary files removed, workers stopped, the previous
-    database and engine left as they were; exit code 143."""
-    def stop(signum, frame) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop)
+    database and engine left as they were; exit code 143. Set before the
+    command makes any file (:mod:`pipeline.stopping`)."""
+    stopping.install()
 
 
 @contextmanager
@@ -186,9 +183,9 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     Progress goes to stderr: a bar on a terminal, one line per page
     otherwise (cron logs), nothing with --json.
     """
+    _exit_on_sigterm()
     corpus_dir = prepare_corpus(corpus_dir)
     total = len(load_manifest(corpus_dir))
-    _exit_on_sigterm()
     with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
         result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
                            workers=workers, max_shrink=max_shrink)
@@ -590,6 +587,7 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
     Example (cron, daily at 04:17):
       17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
     """
+    _exit_on_sigterm()
     config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
                          max_retry_after=max_retry_after, max_crawl_delay=max_crawl_delay,
                          max_response_seconds=max_response_seconds, source_deadline=source_deadline, deadline=deadline,
@@ -599,7 +597,6 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
         if not as_json:
             click.echo(f"  fetching {source_id}", err=True)
 
-    _exit_on_sigterm()
     result = run_refresh(prepare_corpus(corpus_dir), db_path, engine_path, list(source_ids) or None, config, wait=wait,
                          progress=progress, max_shrink=max_shrink)
     if as_json:

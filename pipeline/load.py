@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, Sequence
+from typing import BinaryIO, Callable, Iterable, Iterator, Sequence
 
 import duckdb
 import orjson
@@ -39,6 +38,10 @@ from .errors import BusyError, LoadError, UsageError
 from .generate import check_replaceable
 from .records import CardMention, Record, Statement, section_key
 from .schema import ddl
+from .stopping import deferred, remove, temp_path, track, untrack
+
+# What every error of a build's writing says: nothing of the previous outputs was touched.
+KEPT = "the previous database and engine stay"
 
 
 @lru_cache(maxsize=1)
@@ -338,8 +341,8 @@ class RowBatch:
                 try:
                     self._append(table, inner)
                 except OSError as exc:
-                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}",
-                                    place=str(self.folder)) from exc
+                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
+                                    place=str(exc.filename or self.folder)) from exc
                 self.bytes += len(inner)
 
     def _append(self, table: str, inner: memoryview) -> None:
@@ -367,8 +370,8 @@ class RowBatch:
                 failed = failed or (table, exc)
         if failed:
             table, exc = failed
-            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}",
-                            place=str(self.folder)) from exc
+            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
+                            place=str(exc.filename or self.folder)) from exc
         return {table: Path(fh.name) for table, fh in files.items()}
 
     def discard(self) -> None:
@@ -411,22 +414,36 @@ class DatabaseWriter:
     def __init__(self, db_path: Path, memory_limit: str = "64MB"):
         self.db_path = Path(db_path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{self.db_path.name}.", suffix=".tmp", dir=self.db_path.parent)
-        os.close(fd)
-        os.unlink(tmp_name)  # DuckDB wants to create the file itself
-        self.tmp = Path(tmp_name)
-        # Beside the database, not in the system's temporary folder: a killed build's leftovers
-        # are then the next build's to clean (clean_leftovers), under the database's lock.
-        self._workdir = tempfile.TemporaryDirectory(prefix=work_prefix(self.db_path, "load"), dir=self.db_path.parent)
-        self._batch = RowBatch(Path(self._workdir.name))
-        # One thread: the build's workers have the other cores.
-        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1})
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self._batch: RowBatch | None = None
+        self.tmp = self._wal = self._workdir = None
         try:
+            self._open(memory_limit)
+        except BaseException as exc:  # a stop signal held back by _open() included: nothing stays
+            self.close()
+            if isinstance(exc, (OSError, duckdb.Error)):
+                raise _write_error("cannot create the new database", exc, self.tmp or self.db_path) from exc
+            raise
+
+    def _open(self, memory_limit: str) -> None:
+        """Name, track and create the temporary database and the work
+        folder. Every path is named and tracked (:mod:`pipeline.stopping`)
+        before it exists, and a stop signal waits until all are known to
+        :meth:`close`: a build stopped at any line leaves none behind."""
+        with deferred():
+            self.tmp = temp_path(self.db_path.parent, f".{self.db_path.name}.", ".tmp")  # DuckDB creates it
+            self._wal = Path(f"{self.tmp}.wal")
+            track(self._wal)
+            # Beside the database, not in the system's temporary folder: a killed build's leftovers
+            # are then the next build's to clean (clean_leftovers), under the database's lock.
+            self._workdir = temp_path(self.db_path.parent, work_prefix(self.db_path, "load"))
+            self._workdir.mkdir()
+            self._batch = RowBatch(self._workdir)
+            # One thread: the build's workers have the other cores. What DuckDB spills goes in the work folder.
+            self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1,
+                                                             "temp_directory": str(self._workdir / "spill")})
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
-        except BaseException:
-            self.close()
-            raise
 
     def __enter__(self) -> DatabaseWriter:
         return self
@@ -455,9 +472,9 @@ class DatabaseWriter:
 
     def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
         try:
-            bulk_insert(self.con, table, rows, Path(self._workdir.name), files)
-        except duckdb.Error as exc:
-            raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
+            bulk_insert(self.con, table, rows, self._workdir, files)
+        except (duckdb.Error, OSError) as exc:
+            raise _write_error(f"table {table}", exc, self.tmp) from exc
 
     def texts(self, record_ids: list[str]) -> dict[str, str]:
         """The texts of ``record_ids`` among the rows inserted so far."""
@@ -467,12 +484,14 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise LoadError(f"reading back the cited rulings: {exc}", place=str(self.tmp)) from exc
 
-    def commit(self, data: BuildData) -> list[str]:
-        """Insert ``data``, commit and rename the file over ``db_path``;
-        returns warnings (a write-ahead log a killed run left beside the old
-        database is merged into it first, so no stale WAL ever sits beside
-        the new one). LoadError when DuckDB cannot write (a full disk, a
-        file-size limit)."""
+    def commit(self, data: BuildData, then: Callable[[], None] | None = None) -> list[str]:
+        """Insert ``data``, commit and rename the file over ``db_path``, then
+        call ``then`` (the build renames its engine there: a stop signal waits
+        for both renames); returns warnings (a write-ahead log a killed run
+        left beside the old database is merged into it first, so no stale WAL
+        ever sits beside the new one). LoadError naming the file, saying that
+        the previous database and engine stay, when DuckDB or the system
+        cannot write (a full disk, a file-size limit) or rename."""
         self.insert_batch()  # pages' rows added since the last batch
         rows = _rows(data)
         for table in columns():
@@ -482,34 +501,50 @@ class DatabaseWriter:
         try:
             insert_card_names(self.con)
         except duckdb.Error as exc:
-            raise LoadError(f"table card_names: {exc}", place=str(self.db_path)) from exc
-        check_unique_records(self.con, str(self.db_path))
+            raise _write_error("table card_names", exc, self.tmp) from exc
         try:
+            check_unique_records(self.con, str(self.db_path))
             self.con.execute("COMMIT")
             self.con.execute("CHECKPOINT")
             self.con.close()
         except duckdb.Error as exc:
-            raise LoadError(f"cannot write the new database: {exc}", place=str(self.tmp)) from exc
+            raise _write_error("cannot write the new database", exc, self.tmp) from exc
         self.con = None
-        warning = merge_leftover_wal(self.db_path)
-        os.replace(self.tmp, self.db_path)
+        with deferred():
+            try:
+                warning = merge_leftover_wal(self.db_path)
+                os.replace(self.tmp, self.db_path)
+            except (OSError, duckdb.Error) as exc:
+                raise _write_error("cannot put the new database in place", exc, self.db_path) from exc
+            untrack(self.tmp)
+            if then is not None:
+                then()
         self.close()
         return [warning] if warning else []
 
     def close(self) -> None:
         """Close the connection and remove whatever was not renamed
         (idempotent). Never raises: it runs while an error is on its way,
-        and what it cannot remove the next build does (:func:`clean_leftovers`)."""
-        if self.con is not None:
-            self.con, con = None, self.con
-            with suppress(duckdb.Error):  # the file is deleted below anyway
-                con.close()
-        self._batch.discard()
-        with suppress(OSError):
-            self._workdir.cleanup()
-        for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
-            with suppress(OSError):
-                leftover.unlink(missing_ok=True)
+        and what it cannot remove the next build does (:func:`clean_leftovers`);
+        a stop signal that came meanwhile is raised once all is removed."""
+        with deferred():  # a stop signal must not cut the cleanup short
+            if self.con is not None:
+                self.con, con = None, self.con
+                with suppress(duckdb.Error):  # the file is deleted below anyway
+                    con.close()  # before the files go: a connection left open could write them again
+            if self._batch is not None:
+                self._batch.discard()
+            remove(*(p for p in (self._workdir, self.tmp, self._wal) if p is not None))
+
+
+def _write_error(what: str, exc: BaseException, path: Path) -> LoadError:
+    """One LoadError line for a failed write of a build: ``what`` failed,
+    the file (the OSError's own, else ``path``), the system's or DuckDB's
+    words, and that the previous database and engine stay."""
+    if isinstance(exc, OSError):
+        return LoadError(f"{what}: {exc.strerror or exc}; {KEPT}", place=str(exc.filename or path))
+    detail = " ".join(str(exc).split())  # DuckDB's message may span lines
+    return LoadError(f"{what}: {detail}; {KEPT}", place=str(path))
 
 
 # --------------------------------------------------------------------------- the output files
@@ -670,24 +705,29 @@ def write_refresh(db_path: Path, data: RefreshData) -> None:
         raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
                         place=str(db_path)) from None
     run_id = data.run["run_id"]
+    workdir = temp_path(Path(db_path).parent, work_prefix(db_path, "refresh"))  # tracked before it exists
     try:
         con.execute("BEGIN TRANSACTION")
         create_schema(con)  # tables added since the database was built
         check_columns(con, db_path)
-        with tempfile.TemporaryDirectory(prefix=work_prefix(db_path, "refresh"), dir=Path(db_path).parent) as workdir:
-            _write_refresh(con, data, Path(workdir))
+        workdir.mkdir()
+        _write_refresh(con, data, workdir)
         con.execute("COMMIT")
     except BaseException as exc:
         try:
             con.execute("ROLLBACK")
         except duckdb.Error:
             pass
-        if isinstance(exc, duckdb.Error):
-            raise LoadError(f"refresh run {run_id} not stored, the database is unchanged: {exc}",
-                            place=str(db_path)) from exc
+        if isinstance(exc, (duckdb.Error, OSError)):
+            where = str(exc.filename) if isinstance(exc, OSError) and exc.filename else str(db_path)
+            detail = exc.strerror or exc if isinstance(exc, OSError) else " ".join(str(exc).split())
+            raise LoadError(f"refresh run {run_id} not stored, the database and engine are unchanged: {detail}",
+                            place=where) from exc
         raise
     finally:
-        con.close()
+        with deferred():
+            con.close()
+            remove(workdir)
 
 
 def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: Path) -> None:

@@ -55,6 +55,9 @@ STAGES = ("normalize", "extract", "compile", "load", "generate")
 # Pages handed to the workers and not yet taken by the build, per worker: a page read out
 # of turn waits in the build process's memory with its rows (about three times its bytes).
 AHEAD_PER_WORKER = 32
+# What stays when an engine file cannot be renamed into place (the database was, just before).
+ENGINE_AFTER_DATABASE = ("the new database is in place, the previous engine file stays (its RULES_HASH differs from "
+                         "build_info.rules_hash); `rulings build` writes it again")
 # Row bytes (JSON) written to a batch's files between two loads into the database: about 11 MB of pages.
 FLUSH_BYTES = 32 * 1024 * 1024
 
@@ -495,12 +498,12 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     t2, c2 = time.perf_counter(), time.process_time()
     result.timings["generate"] += t2 - t1
     result.cpu["generate"] += c2 - c1
-    try:
-        result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info)))
+    try:  # the engine is renamed right after the database, a stop signal waiting for both
+        result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info),
+                                             then=lambda: commit_engines(staged, ENGINE_AFTER_DATABASE)))
     except BaseException:
         discard_engines(staged)
         raise
-    commit_engines(staged)
     result.timings["load"] += time.perf_counter() - t2
     result.cpu["load"] += time.process_time() - c2
     result.rules_by_verdict = dict(Counter(r.verdict for r in rules))
