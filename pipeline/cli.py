@@ -17,7 +17,7 @@ import re
 import signal
 import sys
 import unicodedata
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from pathlib import Path
 
 import click
@@ -25,9 +25,10 @@ import duckdb
 
 from . import queries
 from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
+from .database import duckdb_path, is_damage, unreadable
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
-from .load import register_sql_functions
+from .load import database_lock, register_sql_functions
 from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .refresh import engine_rules_hash, refresh as run_refresh
 from .report import write_report
@@ -87,6 +88,8 @@ def _exit_codes(command):
         except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
+        except duckdb.Error as exc:  # a damaged database: DuckDB finds a bad block when a query reads it
+            _fail(str(unreadable(exc, kwargs.get("db_path"))))
         except OSError as exc:  # an output folder not writable, no space, a data file missing
             # the system's own words: the same error comes from reading a file as from writing one
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc))
@@ -174,10 +177,12 @@ def _page_progress(total: int, quiet: bool):
               help="A page that gives more than this share fewer records, statements, dated rulings or card "
                    "mentions than the previous database holds for it, or (from 20 records) more than 1/(1-F) "
                    "times the records, keeps its previous records, with a warning (1: accept any page).")
+@click.option("--wait", is_flag=True, help="Wait while another writer (a build, a refresh, `rulings sql --write`) "
+                                           "holds the database's lock instead of exiting with an error.")
 @JSON_OPTION
 @_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
-          max_shrink: float, as_json: bool) -> None:
+          max_shrink: float, wait: bool, as_json: bool) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
 
     Writes the database (--db) and the engine module (--engine-out), each
@@ -191,7 +196,7 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     _exit_on_sigterm()
     with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
         result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
-                           workers=workers, max_shrink=max_shrink)
+                           workers=workers, max_shrink=max_shrink, wait=wait)
     summary = result.summary()
     if as_json:
         _echo_json(summary)
@@ -280,10 +285,34 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     runs it with file-system access off (no COPY TO, ATTACH, EXPORT, reading
     other files or installing extensions) and its settings locked (no
     log_query_path, profiling_output, enable_logging). --write opens the
-    database read-write with none of these limits.
+    database read-write with none of these limits, holding the database's
+    lock (exit 1 while a build or refresh runs; they wait or refuse while it
+    is held). Extensions are never installed or loaded on their own.
     At most --max-rows rows are fetched, in table and JSON form alike; when
     QUERY holds several statements, all run and the last one's result is shown.
     """
+    queries.require_file(db_path)
+    with database_lock(duckdb_path(db_path), can_wait=False) if write else nullcontext():
+        columns, rows = _run_sql(query, db_path, write, max_rows)
+    if rows is None:
+        click.echo("ok")
+        return
+    more = len(rows) > max_rows
+    rows = rows[:max_rows]
+    if as_json:
+        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
+                              indent=2, default=str, allow_nan=False))
+        if more:
+            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
+        return
+    _print_table(columns, rows, max_rows, more)
+
+
+def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[list[str], list[tuple] | None]:
+    """Run ``query`` on the database (read-only and sandboxed unless
+    ``write``); returns the last statement's columns and its first
+    ``max_rows + 1`` rows (None for a statement without a result). Exits 2
+    for SQL that DuckDB refuses."""
     con = queries.connect(db_path, read_only=not write, sandboxed=not write)
     register_sql_functions(con)
     try:
@@ -296,23 +325,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
         if len(statements) > 1:
             click.echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
         if rel is None:
-            click.echo("ok")
-            return
-        columns = rel.columns
-        rows = rel.limit(max_rows + 1).fetchall()
+            return [], None
+        return rel.columns, rel.limit(max_rows + 1).fetchall()
     except duckdb.Error as exc:
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
         _fail(f"SQL: {exc}", 2)
     finally:
         con.close()
-    more = len(rows) > max_rows
-    rows = rows[:max_rows]
-    if as_json:
-        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
-                              indent=2, default=str, allow_nan=False))
-        if more:
-            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
-        return
-    _print_table(columns, rows, max_rows, more)
 
 
 def _json_value(value):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 
+from .database import duckdb_path, is_damage, unreadable
 from .errors import LoadError, UsageError
 from .load import columns
 from .queries import connect
@@ -111,14 +112,11 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
     con = connect(db_path)
     staged: list[tuple[Path, Path]] = []
     try:
+        duckdb_path(Path(out_dir).expanduser(), "DIR")  # COPY TO would write a path with a backslash elsewhere
         target, earlier = _target(out_dir, list(columns()))
         ext, options = FORMATS[fmt]
-        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
-                                             "WHERE table_schema = 'main'").fetchall()}
         tables, described = {}, {}
-        for table, cols in columns().items():
-            if table not in present:
-                continue
+        for table, cols in columns().items():  # connect checked that the database has each one
             partial = target / f".{table}.{ext}.partial"
             staged.append((partial, target / f"{table}.{ext}"))
             con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) TO {_literal(partial)} {options}")
@@ -128,6 +126,8 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
     except duckdb.Error as exc:
         for partial, _ in staged:
             partial.unlink(missing_ok=True)
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
         raise LoadError(f"cannot export: {exc}", place=str(out_dir)) from None
     finally:
         con.close()
