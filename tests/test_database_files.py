@@ -137,7 +137,8 @@ def test_every_connection_of_the_project_goes_through_one_function():
     assert offenders == []
 
 
-@pytest.mark.parametrize("statement", ["SET autoload_known_extensions = true", "SET autoinstall_known_extensions = true",
+@pytest.mark.parametrize("statement", ["SET autoload_known_extensions = true",
+                                       "SET autoinstall_known_extensions = true",
                                        "SET allow_community_extensions = true", "INSTALL sqlite", "LOAD sqlite",
                                        "ATTACH '{sqlite}' (TYPE sqlite)"])
 def test_read_only_sql_cannot_turn_extensions_back_on(statement, small, tmp_path, home):
@@ -161,11 +162,14 @@ DAMAGE = {
     "a changed type": ("ALTER TABLE rules ALTER latest_date TYPE VARCHAR",
                        "column rules.latest_date is VARCHAR, this rulings reads DATE"),
     "a view for a table": ("DROP TABLE procedural_rules; CREATE VIEW procedural_rules AS "
-                           "SELECT 'p' AS rule_id, 's' AS summary, ['r'] AS record_ids", "table procedural_rules is missing"),
-    "an added column": ("ALTER TABLE sources ADD COLUMN mine INTEGER", "column sources.mine is not in this rulings' schema"),
+                           "SELECT 'p' AS rule_id, 's' AS summary, ['r'] AS record_ids",
+                           "table procedural_rules is missing"),
+    "an added column": ("ALTER TABLE sources ADD COLUMN mine INTEGER",
+                        "column sources.mine is not in this rulings' schema"),
     "no schema version": ("DELETE FROM build_info WHERE key = 'schema_version'", "it records no schema version"),
     "an older schema version": ("UPDATE build_info SET value = '0' WHERE key = 'schema_version'",
-                                "it has schema version '0', built by an older rulings; this rulings reads schema version"),
+                                "it has schema version '0', built by an older rulings; this rulings reads "
+                                "schema version"),
     "a newer schema version": (f"UPDATE build_info SET value = '{database.SCHEMA_VERSION + 1}' "
                                "WHERE key = 'schema_version'", "built by a newer rulings"),
 }
@@ -259,7 +263,7 @@ def test_a_user_table_beside_the_schema_is_allowed(small, tmp_path):
     assert run("ask", "counters", "face_down", "--db", copy).exit_code == 0
 
 
-# --------------------------------------------------------------------------- item 11: the build and its previous database
+# --------------------------------------------------------------------------- item 11: a build's previous database
 
 def page_corpus(root: Path, broken: bool) -> Path:
     """One ruling page (empty when ``broken``: it fails to normalize) and one English page."""
@@ -269,7 +273,8 @@ def page_corpus(root: Path, broken: bool) -> Path:
 
 
 @pytest.mark.parametrize("kind, words", [("a dropped column", "column records.cells is missing"),
-                                         ("an older schema version", "it has schema version '0', built by an older rulings"),
+                                         ("an older schema version",
+                                          "it has schema version '0', built by an older rulings"),
                                          ("flip:4200", "the database cannot be read"),
                                          ("cut-end:4096", "the database is truncated")])
 def test_a_build_neither_trusts_nor_stops_on_a_damaged_previous_database(kind, words, tmp_path):
@@ -290,7 +295,8 @@ def test_a_build_keeps_a_failed_pages_records_from_a_sound_previous_database(tmp
     assert build(page_corpus(tmp_path / "c1", broken=False), db, engine).errors == []
     before = stored_records(db, "ruling-page")
     out = run("build", "--corpus", page_corpus(tmp_path / "c2", broken=True), "--db", db, "--engine-out", engine)
-    assert out.exit_code == 1 and f"warning: ruling-page: kept {len(before)} records of the previous build" in out.output
+    assert out.exit_code == 1
+    assert f"warning: ruling-page: kept {len(before)} records of the previous build" in out.output
     assert "previous database is not used" not in out.output and stored_records(db, "ruling-page") == before
 
 
