@@ -25,7 +25,7 @@ import duckdb
 
 from . import queries
 from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
-from .database import duckdb_path, is_damage, unreadable
+from .database import check_header, is_damage, unreadable
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
 from .load import database_lock, register_sql_functions
@@ -292,7 +292,8 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     QUERY holds several statements, all run and the last one's result is shown.
     """
     queries.require_file(db_path)
-    with database_lock(duckdb_path(db_path), can_wait=False) if write else nullcontext():
+    # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
+    with database_lock(check_header(db_path), can_wait=False) if write else nullcontext():
         columns, rows = _run_sql(query, db_path, write, max_rows)
     if rows is None:
         click.echo("ok")

@@ -118,12 +118,7 @@ def open_database(db_path: Path | str, read_only: bool = True, config: dict | No
     version's schema (:func:`schema_problem`). UnusableDatabase (a
     LoadError) when DuckDB cannot open or read it or its schema is another;
     ForeignFile for a DuckDB database of someone else's tables."""
-    path = duckdb_path(db_path)
-    kind = file_problem(path)
-    if kind is not None:
-        if kind.startswith("is an empty file"):
-            raise UnusableDatabase(f"it {kind}", str(db_path), "run `rulings build` to build the database there")
-        raise ForeignFile(kind, db_path)
+    path = check_header(db_path)
     try:
         con = connect(path, read_only=read_only, config=config)
     except duckdb.Error as exc:
@@ -135,6 +130,19 @@ def open_database(db_path: Path | str, read_only: bool = True, config: dict | No
         con.close()
         raise
     return con
+
+
+def check_header(db_path: Path | str) -> Path:
+    """The path to hand DuckDB (:func:`duckdb_path`) of a file that starts
+    with DuckDB's header; ForeignFile for any other file, UnusableDatabase
+    for an empty one (:func:`file_problem`)."""
+    path = duckdb_path(db_path)
+    kind = file_problem(path)
+    if kind is not None:
+        if kind.startswith("is an empty file"):
+            raise UnusableDatabase(f"it {kind}", str(db_path), "run `rulings build` to build the database there")
+        raise ForeignFile(kind, db_path)
+    return path
 
 
 def open_error(exc: duckdb.Error, db_path: Path | str) -> UnusableDatabase:

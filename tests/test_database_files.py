@@ -106,7 +106,11 @@ def test_a_file_of_another_kind_gives_one_error_line_in_every_read_command(kind,
         if name == "refresh" and code == 2 and "DuckDB database that" not in words:  # refresh writes: its guard's words
             words = "exists and is not a DuckDB database; the build would replace it"
         assert str(path) in line and words in line, (name, line)
+    out = run("sql", "CREATE TABLE t (x INTEGER)", "--db", path, "--write")
+    assert out.exit_code == code and len(error_lines(out)) == 1
     assert path.read_bytes() == before
+    lock = [f"{path.name}.lock"] if code == 1 or "DuckDB database that" in words else []  # refresh locks first
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, "home", *lock])  # no output files
     assert list(home.iterdir()) == []  # no ~/.duckdb/extensions: nothing installed or looked for
 
 
