@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import unicodedata
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from pathlib import Path
 
 import click
@@ -24,9 +24,10 @@ import duckdb
 
 from . import queries, stopping
 from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
+from .database import check_header, is_damage, unreadable
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
-from .load import register_sql_functions
+from .load import database_lock, register_sql_functions
 from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .refresh import engine_rules_hash, refresh as run_refresh
 from .report import write_report
@@ -86,6 +87,8 @@ def _exit_codes(command):
         except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
+        except duckdb.Error as exc:  # a damaged database: DuckDB finds a bad block when a query reads it
+            _fail(str(unreadable(exc, kwargs.get("db_path"))))
         except OSError as exc:  # an output folder not writable, no space, a data file missing
             # the system's own words: the same error comes from reading a file as from writing one
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc))
@@ -171,10 +174,12 @@ def _page_progress(total: int, quiet: bool):
               help="A page that gives more than this share fewer records, statements, dated rulings or card "
                    "mentions than the previous database holds for it, or (from 20 records) more than 1/(1-F) "
                    "times the records, keeps its previous records, with a warning (1: accept any page).")
+@click.option("--wait", is_flag=True, help="Wait while another writer (a build, a refresh, `rulings sql --write`) "
+                                           "holds the database's lock instead of exiting with an error.")
 @JSON_OPTION
 @_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
-          max_shrink: float, as_json: bool) -> None:
+          max_shrink: float, wait: bool, as_json: bool) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
 
     Writes the database (--db) and the engine module (--engine-out), each
@@ -188,7 +193,7 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     total = len(load_manifest(corpus_dir))
     with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
         result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
-                           workers=workers, max_shrink=max_shrink)
+                           workers=workers, max_shrink=max_shrink, wait=wait)
     summary = result.summary()
     if as_json:
         _echo_json(summary)
@@ -277,10 +282,35 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     runs it with file-system access off (no COPY TO, ATTACH, EXPORT, reading
     other files or installing extensions) and its settings locked (no
     log_query_path, profiling_output, enable_logging). --write opens the
-    database read-write with none of these limits.
+    database read-write with none of these limits, holding the database's
+    lock (exit 1 while a build or refresh runs; they wait or refuse while it
+    is held). Extensions are never installed or loaded on their own.
     At most --max-rows rows are fetched, in table and JSON form alike; when
     QUERY holds several statements, all run and the last one's result is shown.
     """
+    queries.require_file(db_path)
+    # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
+    with database_lock(check_header(db_path), can_wait=False) if write else nullcontext():
+        columns, rows = _run_sql(query, db_path, write, max_rows)
+    if rows is None:
+        click.echo("ok")
+        return
+    more = len(rows) > max_rows
+    rows = rows[:max_rows]
+    if as_json:
+        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
+                              indent=2, default=str, allow_nan=False))
+        if more:
+            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
+        return
+    _print_table(columns, rows, max_rows, more)
+
+
+def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[list[str], list[tuple] | None]:
+    """Run ``query`` on the database (read-only and sandboxed unless
+    ``write``); returns the last statement's columns and its first
+    ``max_rows + 1`` rows (None for a statement without a result). Exits 2
+    for SQL that DuckDB refuses."""
     con = queries.connect(db_path, read_only=not write, sandboxed=not write)
     register_sql_functions(con)
     try:
@@ -293,23 +323,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
         if len(statements) > 1:
             click.echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
         if rel is None:
-            click.echo("ok")
-            return
-        columns = rel.columns
-        rows = rel.limit(max_rows + 1).fetchall()
+            return [], None
+        return rel.columns, rel.limit(max_rows + 1).fetchall()
     except duckdb.Error as exc:
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
         _fail(f"SQL: {exc}", 2)
     finally:
         con.close()
-    more = len(rows) > max_rows
-    rows = rows[:max_rows]
-    if as_json:
-        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
-                              indent=2, default=str, allow_nan=False))
-        if more:
-            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
-        return
-    _print_table(columns, rows, max_rows, more)
 
 
 def _json_value(value):

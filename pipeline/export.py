@@ -30,6 +30,7 @@ from pathlib import Path
 
 import duckdb
 
+from .database import duckdb_path, is_damage, unreadable
 from .errors import LoadError, UsageError
 from .load import columns
 from .queries import connect
@@ -161,15 +162,12 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
     con = connect(db_path)
     staging: Path | None = None
     try:
+        duckdb_path(Path(out_dir).expanduser(), "DIR")  # COPY TO would write a path with a backslash elsewhere
         target, earlier = _target(out_dir, list(columns()))
         staging = Path(tempfile.mkdtemp(prefix=".export-", suffix=".partial", dir=target))
         ext, options = FORMATS[fmt]
-        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
-                                             "WHERE table_schema = 'main'").fetchall()}
         tables, described = {}, {}
-        for table, cols in columns().items():
-            if table not in present:
-                continue
+        for table, cols in columns().items():  # connect checked that the database has each one
             con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) TO {_literal(staging / f'{table}.{ext}')} "
                         f"{options}")
             tables[table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -188,6 +186,8 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
         _write_text(staging / MANIFEST, _manifest(fmt, rules_hash, tables, described, ext))
         os.replace(staging / MANIFEST, target / MANIFEST)
     except duckdb.Error as exc:
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
         raise LoadError(f"cannot export: {exc}", place=str(out_dir)) from None
     finally:
         con.close()

@@ -33,6 +33,8 @@ from .cards import CardLink, card_index, card_name_key, card_names
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Rule
 from .corpus import Source
+from .database import (SCHEMA_VERSION, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
+                       open_database, unreadable)
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
 from .generate import check_replaceable
@@ -49,7 +51,7 @@ def columns() -> dict[str, dict[str, str]]:
     """Each table of ``schema/ddl.sql`` -> its columns and types in table
     order (``read_json`` reads rows by them), from the DDL itself run on an
     in-memory database: a column added to the DDL is a column here."""
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     try:
         con.execute(ddl())
         rows = con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
@@ -230,7 +232,8 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
     rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
                             {s.id: s for s in data.sources}))
     rows.update(rule_rows(data.rules, data.procedural))
-    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
+    info = {**data.info, "schema_version": str(SCHEMA_VERSION)}  # what database.open_database checks
+    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(info.items())]
     return rows
 
 
@@ -440,8 +443,8 @@ class DatabaseWriter:
             self._workdir.mkdir()
             self._batch = RowBatch(self._workdir)
             # One thread: the build's workers have the other cores. What DuckDB spills goes in the work folder.
-            self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1,
-                                                             "temp_directory": str(self._workdir / "spill")})
+            self.con = connect(self.tmp, config={"memory_limit": memory_limit, "threads": 1,
+                                                 "temp_directory": str(self._workdir / "spill")})
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
 
@@ -558,6 +561,7 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     when the two outputs, or one and the other's WAL or lock, are one file,
     when ``--db`` is a file but no DuckDB database, or when an engine file
     there is not one the generator wrote (:func:`~pipeline.generate.check_replaceable`)."""
+    duckdb_path(db_path)  # UsageError for a path DuckDB would read as another
     try:
         db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
     except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
@@ -580,24 +584,27 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
 
 
 def _is_duckdb_file(path: Path) -> bool:
-    """Whether ``path`` starts with DuckDB's file header (``DUCK`` at byte 8)."""
+    """Whether ``path`` starts with DuckDB's file header (:func:`pipeline.database.file_problem`)."""
     try:
-        with path.open("rb") as fh:
-            return fh.read(12)[8:12] == b"DUCK"
+        return file_problem(path) is None
     except OSError:
         return True  # unreadable: the build's own error names it
 
 
 @contextmanager
-def database_lock(db_path: Path, wait: bool = False) -> Iterator[None]:
-    """Hold ``<db>.lock`` (the lock every build and refresh of ``db_path``
-    takes); BusyError when another holds it (unless ``wait``)."""
+def database_lock(db_path: Path, wait: bool = False, can_wait: bool = True) -> Iterator[None]:
+    """Hold ``<db>.lock``, the lock every writer of ``db_path`` takes (a
+    build, a refresh, ``rulings sql --write``; give the resolved path, as
+    :func:`output_paths` does, so that a symlink and its target share one
+    lock). BusyError when another holds it, unless ``wait``: then wait for it
+    (``can_wait``: the command has a ``--wait`` to name in the error)."""
     lock = FileLock(f"{db_path}.lock")
     try:
         lock.acquire(timeout=-1 if wait else 0)
     except Timeout:
-        raise BusyError(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again "
-                        "later" + (" or pass --wait" if not wait else ""), place=str(db_path)) from None
+        raise BusyError(f"a refresh or build is running on {db_path} (or a `rulings sql --write`: lock "
+                        f"{lock.lock_file} is held); try again later" + (" or pass --wait" if can_wait else ""),
+                        place=str(db_path)) from None
     try:
         yield
     finally:
@@ -614,7 +621,7 @@ def merge_leftover_wal(db_path: Path) -> str | None:
     if not wal.exists():
         return None
     try:
-        con = duckdb.connect(str(db_path))
+        con = connect(db_path)
         try:
             con.execute("CHECKPOINT")
         finally:
@@ -700,7 +707,7 @@ def write_refresh(db_path: Path, data: RefreshData) -> None:
 
     Raises LoadError (the database unchanged) when DuckDB refuses."""
     try:
-        con = duckdb.connect(str(db_path))
+        con = connect(db_path)
     except duckdb.Error as exc:
         raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
                         place=str(db_path)) from None
@@ -794,12 +801,10 @@ class StoredState:
 
 
 def read_state(db_path: Path) -> StoredState:
-    """The :class:`StoredState` of ``db_path``; LoadError when it cannot be
-    opened or is not a rulings database."""
-    try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open the database: {exc}", place=str(db_path)) from None
+    """The :class:`StoredState` of ``db_path``; LoadError (UsageError for a
+    file that is no rulings database) when it cannot be opened or read, or is
+    of another schema (:func:`pipeline.database.open_database`)."""
+    con = open_database(db_path)
     try:
         snapshots = _snapshot_infos(con)
         last_run = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
@@ -807,7 +812,7 @@ def read_state(db_path: Path) -> StoredState:
         info = {sid: (url or "", licence or "") for sid, url, licence in
                 con.execute("SELECT source_id, url, licence FROM sources").fetchall()}
     except duckdb.Error as exc:
-        raise LoadError(f"not a rulings database ({exc}); run `rulings build` first", place=str(db_path)) from None
+        raise unreadable(exc, db_path) from None
     finally:
         con.close()
     return StoredState(snapshots, last_run, row[0] if row else None, info)
@@ -820,17 +825,47 @@ def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
 
 
 
+@dataclass
+class PreviousBuild:
+    """The database a build replaces, as far as the build may use it:
+    ``path`` (None: there is none, or it is not used), the shrink guard's
+    ``counts`` (:func:`previous_counts`) and ``sections``
+    (:func:`previous_section_statements`), and the ``warning`` saying why it
+    is not used."""
+
+    path: Path | None = None
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    warning: str | None = None
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # :func:`previous_section_statements`
+
+
+def previous_build(db_path: Path) -> PreviousBuild:
+    """What a build may read of the database it replaces at ``db_path``
+    (the shrink guard's counts, a failed page's records). Nothing when there
+    is none (no file, an empty one); nothing and a warning for one that is
+    damaged, of another schema or in use: it is never trusted, the build
+    goes on without it and replaces it. UsageError for a DuckDB database
+    that rulings did not write (its tables are someone's data)."""
+    if not Path(db_path).is_file() or Path(db_path).stat().st_size == 0:
+        return PreviousBuild()
+    try:
+        counts, sections = previous_counts(db_path), previous_section_statements(db_path)
+    except ForeignFile as exc:
+        raise UsageError(f"{db_path} {exc.problem}; the build would replace it (give another path or remove the "
+                         "file)", place="--db") from None
+    except UnusableDatabase as exc:
+        return PreviousBuild(warning=f"{db_path}: the previous database is not used ({exc.problem}): no failing "
+                                     "page keeps earlier records and no page is checked against it for shrinking")
+    return PreviousBuild(Path(db_path), counts, sections=sections)
+
+
 def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
     """Per source of an earlier database: its current ``records``,
     ``statements``, ``dated_records`` and ``card_mentions`` (the shrink
-    guard compares a page with them). Empty when there is no readable
-    database."""
-    if not Path(db_path).is_file():
-        return {}
-    try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error:
-        return {}
+    guard compares a page with them). Errors of
+    :func:`pipeline.database.open_database`; UnusableDatabase when a block
+    cannot be read."""
+    con = open_database(db_path)
     try:
         rows = con.execute("""
             WITH current AS (SELECT record_id, source_id FROM records WHERE retired_run IS NULL),
@@ -843,8 +878,8 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
                      FROM current c)
             SELECT source_id, count(*), sum(statements), count(*) FILTER (WHERE dated), sum(cards)
             FROM per_record GROUP BY source_id""").fetchall()
-    except duckdb.Error:
-        return {}
+    except duckdb.Error as exc:
+        raise unreadable(exc, db_path) from None
     finally:
         con.close()
     return {sid: {"records": n, "statements": s, "dated_records": d, "card_mentions": m}
@@ -855,21 +890,17 @@ def previous_section_statements(db_path: Path) -> dict[str, dict[str, int]]:
     """Per source of an earlier database: the statements of its current
     records per section (:func:`pipeline.records.section_key` of
     ``records.section_path`` -> count, sections with statements only), what
-    the per-section shrink guard compares a page with. Empty when there is
-    no readable database."""
-    if not Path(db_path).is_file():
-        return {}
-    try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error:
-        return {}
+    the per-section shrink guard compares a page with. Errors of
+    :func:`pipeline.database.open_database`; UnusableDatabase when a block
+    cannot be read."""
+    con = open_database(db_path)
     try:
         rows = con.execute("""
             SELECT r.source_id, coalesce(r.section_path, ''), count(*)
             FROM records r JOIN statements s USING (record_id)
             WHERE r.retired_run IS NULL GROUP BY ALL""").fetchall()
-    except duckdb.Error:
-        return {}
+    except duckdb.Error as exc:
+        raise unreadable(exc, db_path) from None
     finally:
         con.close()
     sections: dict[str, dict[str, int]] = {}
@@ -881,8 +912,9 @@ def previous_section_statements(db_path: Path) -> dict[str, dict[str, int]]:
 
 
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:
-    """The snapshot in force for each source in an earlier database."""
-    con = duckdb.connect(str(db_path), read_only=True)
+    """The snapshot in force for each source in an earlier database;
+    errors of :func:`pipeline.database.open_database`."""
+    con = open_database(db_path)
     try:
         return _snapshot_infos(con)
     finally:
@@ -896,8 +928,9 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
 
     Used to keep a page's earlier records when the page fails now, and to
     recompile rules from unchanged pages without re-extracting them.
+    Errors of :func:`pipeline.database.open_database`.
     """
-    con = duckdb.connect(str(db_path), read_only=True)
+    con = open_database(db_path)
     try:
         where, params = [], []
         if source_ids is not None:

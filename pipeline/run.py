@@ -40,12 +40,12 @@ from typing import Callable, Iterator
 from .cards import CardIndex, card_index, card_index_built, use_card_index
 from .compile import cite_once, compile_procedural, compile_rules, for_compile, other_rulesets
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
+from .database import UnusableDatabase, one_line
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, layout_warnings, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
-                   output_paths, previous_counts, previous_section_statements, read_records, read_snapshot_infos,
-                   record_rows)
+                   output_paths, previous_build, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now
@@ -142,15 +142,19 @@ def _guarded(error: type[RulingsError], source_id: str | None, place: str, stage
         raise error(f"unexpected {type(exc).__name__}: {exc}", source_id=source_id, place=place) from exc
 
 
-def _previous_page(db_path: Path, source: Source) -> PageResult | None:
-    """The records and snapshot an earlier build stored for ``source``, if any:
-    a page that fails now keeps what earlier runs stored."""
-    if not db_path.is_file():
+def _previous_page(db_path: Path | None, source: Source, warnings: list[str]) -> PageResult | None:
+    """The records and snapshot an earlier build stored for ``source``, if any
+    (``db_path`` None: no usable earlier database, :func:`previous_build`):
+    a page that fails now keeps what earlier runs stored. A warning in
+    ``warnings`` when they cannot be read."""
+    if db_path is None:
         return None
     try:
         snapshot = read_snapshot_infos(db_path).get(source.id)
         records = read_records(db_path, [source.id])
-    except Exception:  # an unreadable old database keeps nothing, it never stops the build
+    except Exception as exc:  # a damaged old database keeps nothing, it never stops the build
+        warnings.append(f"{source.id}: the previous build's records cannot be read, none kept: "
+                        f"{exc.problem if isinstance(exc, UnusableDatabase) else one_line(exc)}")
         return None
     if snapshot is None or not records:
         return None
@@ -339,20 +343,24 @@ def _worker_init(parent: int, interval: float = 0.5) -> None:
 
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
           progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5) -> BuildResult:
+          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5, wait: bool = False) -> BuildResult:
     """Build the database and the engine from every page of ``corpus_dir``.
 
     ``progress`` is called with each source id as its page is done;
     ``workers`` is the number of processes for the pages (default:
     :func:`default_workers`). The build holds ``<db>.lock`` (``locked``: the
-    caller, a refresh, already does) and first removes what killed builds
-    left beside the database. ``max_shrink``: a page that now gives fewer
+    caller, a refresh, already does; ``wait``: wait for another writer to
+    release it) and first removes what killed builds left beside the
+    database. The database it replaces is read only when it is a rulings
+    database of this schema (:func:`previous_build`: a damaged one or one
+    of another version is replaced with a warning, a DuckDB database that
+    rulings did not write is refused). ``max_shrink``: a page that now gives fewer
     records, statements or dated rulings than ``1 - max_shrink`` of what the
     previous database holds for it (a markup change?) keeps its previous
     records, with a warning; 1.0 accepts any page. Page errors are collected
     in ``BuildResult.errors``. Raises CorpusError when the manifest itself is
     unusable, UsageError when the outputs overlap, BusyError when another
-    build or refresh holds the lock, LoadError or GenerateError (naming the
+    writer holds the lock, LoadError or GenerateError (naming the
     folder) when an output folder cannot be written, LoadError when a worker
     process dies; the previous database and engine are then left as they were.
     """
@@ -364,7 +372,7 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
                           place=str(Path(corpus_dir) / "manifest.tsv"))
     _check_writable(db_path.parent, LoadError)
     _check_writable(engine_out.parent, GenerateError)
-    with nullcontext() if locked else database_lock(db_path):
+    with nullcontext() if locked else database_lock(db_path, wait):
         clean_leftovers(db_path)
         return _build_locked(corpus_dir, sources, db_path, engine_out, progress, max_page_bytes, workers, max_shrink)
 
@@ -376,7 +384,8 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     started = utc_now()
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
-    previous, previous_sections = previous_counts(db_path), previous_section_statements(db_path)
+    previous = previous_build(db_path)
+    result.warnings.extend([previous.warning] if previous.warning else [])
     with DatabaseWriter(db_path) as writer:
         snapshots, packed, counts = [], [], Counter()
         for outcome in _outcomes(sources, max_page_bytes, result.workers):
@@ -386,13 +395,13 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             for stage, seconds in outcome.timings.items():
                 result.timings[stage] += seconds
                 result.cpu[stage] += outcome.cpu[stage]
-            shrunk = None if outcome.error else _shrinkage(outcome, previous.get(source.id),
-                                                                 previous_sections.get(source.id), max_shrink)
+            shrunk = None if outcome.error else _shrinkage(outcome, previous.counts.get(source.id),
+                                                                 previous.sections.get(source.id), max_shrink)
             kept = False
             if outcome.error or shrunk:
                 if outcome.error:
                     result.errors.append(outcome.error)
-                kept = _keep_previous(outcome, db_path, result.warnings, shrunk)
+                kept = _keep_previous(outcome, previous.path, result.warnings, shrunk)
                 if not kept and outcome.error:
                     continue
             if not kept:
@@ -442,11 +451,11 @@ def _check_writable(folder: Path, error: type[RulingsError]) -> None:
         raise error(f"cannot write in this folder: {exc.strerror or exc}", place=str(folder)) from None
 
 
-def _keep_previous(outcome: PageOutcome, db_path: Path, warnings: list[str], shrunk: str | None = None) -> bool:
+def _keep_previous(outcome: PageOutcome, db_path: Path | None, warnings: list[str], shrunk: str | None = None) -> bool:
     """Give a failed (or ``shrunk``) page's outcome the records an earlier
     build stored for it (rows, compile records, snapshot); False when there
     are none."""
-    kept = _previous_page(db_path, outcome.source)
+    kept = _previous_page(db_path, outcome.source, warnings)
     if kept is None:
         return False
     why = f"{shrunk}; " if shrunk else ""
