@@ -17,12 +17,14 @@ the mainland community's game terms (``S召唤``, ``卡组``, ``手卡``, ``盖�
   converted character by character (``tw2s`` / ``hk2s`` / ``t2s``): the phrase
   tables of ``tw2sp`` rewrite computing words that are also card-name words
   (``宣告`` -> ``声明``, ``装置`` -> ``设备``). Known OpenCC traps are corrected
-  from ``schema/opencc_fixes.tsv``.
+  from ``schema/opencc_fixes.tsv``. The aspect particle 著 of Taiwan and
+  Hong Kong pages becomes 着 for every region (:func:`_particle_zhe`).
 * **Regional game terms** (:func:`map_regional_terms`) from
   ``schema/regional_terms.tsv``: one row per canonical term, its variants per
   region. Card names in 「」 are not terms and stay as written.
 * **Keys** for matching and search: :func:`match_key` (width folding, ``☆`` ->
-  ``★``, one middle dot, one dash) and :func:`name_key` (any script ->
+  ``★``, one middle dot, one dash for every dash-like character, ``ー``
+  included) and :func:`name_key` (any script ->
   Simplified, regional terms folded, then :func:`match_key`). Keys are never
   stored as the text.
 
@@ -39,7 +41,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from itertools import repeat
 
-from .schema import OPENCC_FIX_COLUMNS, REGIONAL_TERM_COLUMNS, tsv_rows
+from .schema import REGIONAL_TERM_COLUMNS, opencc_fix_rows, tsv_rows
 
 REGIONS = ("CN", "TW", "HK")
 REGION_ALIASES = {"MO": "HK", "SG": "CN", "MY": "CN"}
@@ -90,7 +92,7 @@ def opencc_fixes() -> dict[str, tuple[tuple[str, str], ...]]:
     longest written form first. Columns: ``configs`` (comma-separated),
     ``written`` (as on the page), ``simplified`` (what it must become), ``why``."""
     fixes: dict[str, dict[str, str]] = {}
-    for row in tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS):
+    for row in opencc_fix_rows():
         for config in row["configs"].split(","):
             fixes.setdefault(config.strip(), {})[row["written"]] = row["simplified"]
     return {c: tuple(sorted(pairs.items(), key=lambda p: (-len(p[0]), p[0]))) for c, pairs in fixes.items()}
@@ -102,23 +104,56 @@ def _fix_pattern(config: str) -> re.Pattern | None:
     return re.compile("|".join(re.escape(w) for w, _ in pairs)) if pairs else None
 
 
+# The aspect particle (放置著指示物, 存在著): Taiwan and Hong Kong pages write it 著, as Konami Asia does.
+# OpenCC's Taiwan configs read it (their variant step, tw2t, makes 著 着 except in the words where 著
+# is zhù: 著名, 顯著, 著作, 名著...), but its own Traditional standard and its Hong Kong variant write
+# the particle 着, so t2s and hk2s keep every 著. For them the particle is read by that same OpenCC step.
+ZHE_CONFIGS = frozenset({"t2s", "hk2s"})
+ZHE, ZHE_PARTICLE = "著", "着"
+
+
+def _particle_zhe(text: str) -> str:
+    """``text`` (Traditional) with each 著 that OpenCC's Taiwan variant step
+    (``tw2t``) reads as the aspect particle written 着; every other
+    character as it was. Unchanged when that step did not keep the text's
+    length (its tables map one character to one: never seen)."""
+    if ZHE not in text:
+        return text
+    variant = _converter("tw2t").convert(text)
+    if len(variant) != len(text):
+        return text
+    out = list(text)
+    for m in re.finditer(ZHE, text):
+        if variant[m.start()] == ZHE_PARTICLE:
+            out[m.start()] = ZHE_PARTICLE
+    return "".join(out)
+
+
+def _opencc(text: str, config: str) -> str:
+    """``text`` through OpenCC ``config`` alone (the particle 著 read first for
+    :data:`ZHE_CONFIGS`)."""
+    if config in ZHE_CONFIGS:
+        text = _particle_zhe(text)
+    return _converter(config).convert(text)
+
+
 def convert(text: str, config: str) -> str:
     """``text`` through OpenCC ``config``, with the corrections of
     ``schema/opencc_fixes.tsv`` for that config (a corrected phrase is not
-    handed to OpenCC at all)."""
+    handed to OpenCC at all); for ``t2s`` and ``hk2s`` the aspect particle
+    著 becomes 着 as ``tw2s`` makes it (:func:`_particle_zhe`)."""
     pattern = _fix_pattern(config)
-    converter = _converter(config)
     if pattern is None:
-        return converter.convert(text)
+        return _opencc(text, config)
     table = dict(opencc_fixes()[config])
     out, last = [], 0
     for m in pattern.finditer(text):
         if m.start() > last:
-            out.append(converter.convert(text[last:m.start()]))
+            out.append(_opencc(text[last:m.start()], config))
         out.append(table[m.group(0)])
         last = m.end()
     if last < len(text):
-        out.append(converter.convert(text[last:]))
+        out.append(_opencc(text[last:], config))
     return "".join(out)
 
 
@@ -358,14 +393,20 @@ def resolve_script_region(text: str | Mapping[str, int], declared_script: str = 
 
 # --------------------------------------------------------------------------- keys
 
-DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
-MIDDLE_DOTS = re.compile("[\u00b7\u2027\u2219\u22c5\u30fb\uff65\u2022]")
+# Every dash-like character names write for the dash (after NFKC, which makes ``－`` ``-``, ``ｰ`` ``ー``
+# and ``‑`` ``‐``): hyphens, figure/en/em dashes and the horizontal bar, the hyphen bullet, minus signs,
+# two- and three-em dashes, box-drawing lines, and the katakana prolonged sound mark ``ー``
+# (``幻龙星ー嘲风``): folded to ``-``.
+DASHES = re.compile("[-\u2010-\u2015\u2043\u2212\u2e3a\u2e3b\u2500\u2501\u30fc\ufe58\ufe63\uff0d\uff70]")
+MIDDLE_DOTS = re.compile("[\u00b7\u2027\u2219\u22c5\u30fb\uff65\u2022\u2e31\ua78f]")
 
 
 def match_key(text: str) -> str:
     """A search key: NFKC (full-width -> half-width: ``（）`` -> ``()``,
-    ``－`` -> ``-``), ``☆`` -> ``★``, one middle dot, one dash, no spaces,
-    lower case. Used to match names across widths; never stored as the text."""
+    ``－`` -> ``-``), ``☆`` -> ``★``, one middle dot (``・``, ``•``, ``‧`` ->
+    ``·``), one dash (every character of :data:`DASHES`: ``ー``, ``—``,
+    ``–``, ``―``, ``─`` -> ``-``), no spaces, lower case. Used to match
+    names across widths; never stored as the text."""
     text = unicodedata.normalize("NFKC", text).replace("☆", "★")
     text = MIDDLE_DOTS.sub("·", DASHES.sub("-", text))
     return re.sub(r"\s+", "", text).lower()

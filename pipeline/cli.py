@@ -14,20 +14,20 @@ import json
 import math
 import os
 import re
-import signal
 import sys
 import unicodedata
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from pathlib import Path
 
 import click
 import duckdb
 
-from . import queries
+from . import queries, stopping
 from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
+from .database import check_header, is_damage, unreadable
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
-from .load import register_sql_functions
+from .load import database_lock, register_sql_functions
 from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .records import excerpt
 from .refresh import engine_rules_hash, refresh as run_refresh
@@ -88,6 +88,8 @@ def _exit_codes(command):
         except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
+        except duckdb.Error as exc:  # a damaged database: DuckDB finds a bad block when a query reads it
+            _fail(str(unreadable(exc, kwargs.get("db_path"))))
         except OSError as exc:  # an output folder not writable, no space, a data file missing
             # the system's own words: the same error comes from reading a file as from writing one
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc))
@@ -134,11 +136,9 @@ def main() -> None:
 def _exit_on_sigterm() -> None:
     """SIGTERM (systemd stopping a job, `timeout`) ends a build or refresh
     like Ctrl-C does: temporary files removed, workers stopped, the previous
-    database and engine left as they were; exit code 143."""
-    def stop(signum, frame) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop)
+    database and engine left as they were; exit code 143. Set before the
+    command makes any file (:mod:`pipeline.stopping`)."""
+    stopping.install()
 
 
 @contextmanager
@@ -175,10 +175,12 @@ def _page_progress(total: int, quiet: bool):
               help="A page that gives more than this share fewer records, statements, dated rulings or card "
                    "mentions than the previous database holds for it, or (from 20 records) more than 1/(1-F) "
                    "times the records, keeps its previous records, with a warning (1: accept any page).")
+@click.option("--wait", is_flag=True, help="Wait while another writer (a build, a refresh, `rulings sql --write`) "
+                                           "holds the database's lock instead of exiting with an error.")
 @JSON_OPTION
 @_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
-          max_shrink: float, as_json: bool) -> None:
+          max_shrink: float, wait: bool, as_json: bool) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
 
     Writes the database (--db) and the engine module (--engine-out), each
@@ -187,12 +189,12 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     Progress goes to stderr: a bar on a terminal, one line per page
     otherwise (cron logs), nothing with --json.
     """
+    _exit_on_sigterm()
     corpus_dir = prepare_corpus(corpus_dir)
     total = len(load_manifest(corpus_dir))
-    _exit_on_sigterm()
     with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
         result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
-                           workers=workers, max_shrink=max_shrink)
+                           workers=workers, max_shrink=max_shrink, wait=wait)
     summary = result.summary()
     if as_json:
         _echo_json(summary)
@@ -302,10 +304,35 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     runs it with file-system access off (no COPY TO, ATTACH, EXPORT, reading
     other files or installing extensions) and its settings locked (no
     log_query_path, profiling_output, enable_logging). --write opens the
-    database read-write with none of these limits.
+    database read-write with none of these limits, holding the database's
+    lock (exit 1 while a build or refresh runs; they wait or refuse while it
+    is held). Extensions are never installed or loaded on their own.
     At most --max-rows rows are fetched, in table and JSON form alike; when
     QUERY holds several statements, all run and the last one's result is shown.
     """
+    queries.require_file(db_path)
+    # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
+    with database_lock(check_header(db_path), can_wait=False) if write else nullcontext():
+        columns, rows = _run_sql(query, db_path, write, max_rows)
+    if rows is None:
+        click.echo("ok")
+        return
+    more = len(rows) > max_rows
+    rows = rows[:max_rows]
+    if as_json:
+        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
+                              indent=2, default=str, allow_nan=False))
+        if more:
+            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
+        return
+    _print_table(columns, rows, max_rows, more)
+
+
+def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[list[str], list[tuple] | None]:
+    """Run ``query`` on the database (read-only and sandboxed unless
+    ``write``); returns the last statement's columns and its first
+    ``max_rows + 1`` rows (None for a statement without a result). Exits 2
+    for SQL that DuckDB refuses."""
     con = queries.connect(db_path, read_only=not write, sandboxed=not write)
     register_sql_functions(con)
     try:
@@ -318,23 +345,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
         if len(statements) > 1:
             click.echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
         if rel is None:
-            click.echo("ok")
-            return
-        columns = rel.columns
-        rows = rel.limit(max_rows + 1).fetchall()
+            return [], None
+        return rel.columns, rel.limit(max_rows + 1).fetchall()
     except duckdb.Error as exc:
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
         _fail(f"SQL: {exc}", 2)
     finally:
         con.close()
-    more = len(rows) > max_rows
-    rows = rows[:max_rows]
-    if as_json:
-        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
-                              indent=2, default=str, allow_nan=False))
-        if more:
-            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
-        return
-    _print_table(columns, rows, max_rows, more)
 
 
 def _json_value(value):
@@ -612,6 +630,7 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
     Example (cron, daily at 04:17):
       17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
     """
+    _exit_on_sigterm()
     config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
                          max_retry_after=max_retry_after, max_crawl_delay=max_crawl_delay,
                          max_response_seconds=max_response_seconds, source_deadline=source_deadline, deadline=deadline,
@@ -621,7 +640,6 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
         if not as_json:
             click.echo(f"  fetching {source_id}", err=True)
 
-    _exit_on_sigterm()
     result = run_refresh(prepare_corpus(corpus_dir), db_path, engine_path, list(source_ids) or None, config, wait=wait,
                          progress=progress, max_shrink=max_shrink)
     if as_json:
@@ -830,9 +848,12 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     search.html     search card names (any language or script) and ruling text
     Plain files: they open from disk or any static server; nothing is fetched
     from the network. DIR must be new, empty, or a site an earlier report
-    wrote (marked by DIR/.rulings-report): then index.html and the folders
-    above are replaced and DIR's other files are left alone.
+    wrote (DIR/.rulings-report lists its files). The site is written into a
+    folder beside DIR and swapped in, so an interrupted report leaves the
+    previous site whole; the files the previous report wrote are replaced,
+    DIR's other files are kept.
     """
+    _exit_on_sigterm()
     summary = write_report(db_path, out_dir)
     if as_json:
         _echo_json(summary.as_dict())

@@ -26,13 +26,15 @@ import csv
 import hashlib
 import os
 import re
+import secrets
 import stat
-import tempfile
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CorpusError, NormalizeError
 from .paths import BUNDLED_CORPUS, DEFAULT_CORPUS
+from .stopping import deferred, remove, temp_path
 
 MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
@@ -91,7 +93,9 @@ def prepare_corpus(corpus_dir: Path | str) -> Path:
     staging = None
     try:
         corpus_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".corpus-", dir=corpus_dir.parent))
+        with deferred():  # named and tracked before it exists: a stop at any line removes it
+            staging = temp_path(corpus_dir.parent, ".corpus-")
+            staging.mkdir()
         shutil.copytree(BUNDLED_CORPUS, staging / "corpus", ignore=shutil.ignore_patterns("snapshots", "__pycache__",
                                                                                           "__init__.py"))
         os.rename(staging / "corpus", corpus_dir)  # whole or not at all
@@ -101,7 +105,7 @@ def prepare_corpus(corpus_dir: Path | str) -> Path:
                               place=str(corpus_dir)) from None
     finally:
         if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove(staging)
     return corpus_dir
 
 
@@ -226,7 +230,8 @@ def read_snapshot(source: Source, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> by
     not a regular file (a folder, a FIFO, a device) or over ``max_bytes``."""
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-        fd = os.open(source.snapshot, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        # O_NOFOLLOW: the path was resolved inside the corpus; a symlink put there since is not followed out.
+        fd = os.open(source.snapshot, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         raise NormalizeError(f"snapshot {source.path} is missing", source_id=source.id, place=source.path) from None
     except OSError as exc:
@@ -275,21 +280,101 @@ def snapshot_path(corpus_dir: Path, source: Source, digest: str) -> Path:
     return Path(corpus_dir).resolve() / SNAPSHOT_DIR / source.id / f"{digest}.{EXTENSIONS[source.format]}"
 
 
+def _inside_corpus(root: Path, path: Path, source_id: str) -> Path:
+    """``path`` resolved (symlinks followed, missing parts kept as named);
+    CorpusError naming ``path`` when it resolves outside the corpus folder
+    ``root`` (itself resolved), or cannot be resolved (a symlink loop)."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise CorpusError(f"cannot be resolved ({exc}); nothing is written there", source_id=source_id,
+                          place=str(path)) from None
+    if not resolved.is_relative_to(root):
+        raise CorpusError(f"leads out of the corpus folder {root} (a symlink to {resolved}); nothing is written "
+                          "there and the run stops", source_id=source_id, place=str(path))
+    return resolved
+
+
+def check_snapshot_store(corpus_dir: Path, source: Source, digest: str | None = None) -> Path:
+    """The resolved folder of ``source``'s snapshots, after checking that
+    ``<corpus>/snapshots``, ``snapshots/<source_id>`` and (given its
+    ``digest``) the snapshot file each resolve inside the corpus folder: a
+    symlink at any level may lead elsewhere in the corpus, never out of it.
+    Raises CorpusError naming the first path that leads out."""
+    root = Path(corpus_dir).resolve()
+    store = root / SNAPSHOT_DIR
+    _inside_corpus(root, store, source.id)
+    folder = _inside_corpus(root, store / source.id, source.id)
+    if digest is not None:
+        _inside_corpus(root, snapshot_path(root, source, digest), source.id)
+    return folder
+
+
+def _open_folder_inside(root: Path, folder: Path, source_id: str) -> int:
+    """A file descriptor of ``folder`` (resolved, inside ``root``), made if
+    missing, checked again once open (where the system tells an open
+    folder's path): every write of the store goes through it, so a symlink
+    swapped in after :func:`check_snapshot_store` cannot lead a write out."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        opened = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return fd  # no /proc: the resolved path was checked
+    if not opened.is_relative_to(root):
+        os.close(fd)
+        raise CorpusError(f"leads out of the corpus folder {root} (to {opened}); nothing is written there and the run "
+                          "stops", source_id=source_id, place=str(folder))
+    return fd
+
+
 def store_snapshot(corpus_dir: Path, source: Source, data: bytes) -> tuple[str, Path]:
     """Write a fetched page to the snapshot store (atomically, once per
     content); returns (sha256, path). A refresh keeps every version it
-    fetched; the database says which one is in force."""
+    fetched; the database says which one is in force.
+
+    The store is inside the corpus folder (:func:`check_snapshot_store`):
+    CorpusError naming the path when a symlink leads out of it, and when
+    the file cannot be written (a full disk: the file is named, nothing of
+    the run is stored, the database and engine stay as they were)."""
     digest = content_hash(data)
-    path = snapshot_path(corpus_dir, source, digest)
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-    return digest, path
+    root = Path(corpus_dir).resolve()
+    folder = check_snapshot_store(root, source, digest)
+    name = f"{digest}.{EXTENSIONS[source.format]}"
+    try:
+        dir_fd = _open_folder_inside(root, folder, source.id)
+    except OSError as exc:
+        raise _store_error(source, folder, exc) from exc
+    try:
+        _write_once(dir_fd, name, data)
+    except OSError as exc:
+        raise _store_error(source, folder / name, exc) from exc
+    finally:
+        os.close(dir_fd)
+    return digest, folder / name
+
+
+def _write_once(dir_fd: int, name: str, data: bytes) -> None:
+    """Write ``name`` in the open folder ``dir_fd`` unless a file of that
+    name (its content is its hash) is there: through a temporary file
+    renamed into place, never following a symlink."""
+    try:
+        if stat.S_ISREG(os.stat(name, dir_fd=dir_fd).st_mode):
+            return
+    except FileNotFoundError:
+        pass
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+
+
+def _store_error(source: Source, path: Path, exc: OSError) -> CorpusError:
+    return CorpusError(f"cannot write the snapshot: {exc.strerror or exc}; nothing of this run is stored, the database "
+                       "and engine stay as they were", source_id=source.id, place=str(path))

@@ -41,12 +41,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .cards import card_index
-from .chinese import canonical_text, to_simplified
+from .chinese import canonical_text, name_key, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
                         stamp_only, stamps_lead)
-from .records import CardMention, Record, Statement
+from .records import CardMention, Record, Statement, unnumbered
 from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
 
 if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipeline_for)
@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
 
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
+# Quotes that name game terms but never cards (『』 quotes effect text and information: 『攻击过』).
+TERM_QUOTES = re.compile(r"『([^『』]{1,60})』|\"([^\"\n]{1,60})\"")
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}([/.\-])\d{1,2}\1\d{1,2}(?![\d/]|[.\-]\d))+")
 ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
@@ -551,6 +553,7 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
                     record.faq.append((d.raw, fid, href))
     text = record.text
     quoted, other_quoted = "「" in text, "“" in text or "《" in text
+    term_quoted = "『" in text or '"' in text
     # The links are indexed only for a record that quotes a name: most linked records quote one, not all.
     links = _Links(record.links) if record.links and (quoted or other_quoted) else _NO_LINKS
     if quoted:
@@ -562,10 +565,19 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)
-            norm_name = to_simplified(name, script, region) if language == "zh" else name
-            if card_index().link(name).passcode is not None or card_index().link(norm_name).passcode is not None:
+            norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
+            if is_term or any(card_index().link(n).passcode is not None for n in (name, norm_name)):
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), links.at(q),
-                                                norm_name, quote=q.group(0)[0] + q.group(0)[-1]))
+                                                norm_name, "term" if is_term else "card",
+                                                quote=q.group(0)[0] + q.group(0)[-1]))
+    if term_quoted:
+        for q in TERM_QUOTES.finditer(text):
+            name = q.group(q.lastindex)
+            norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
+            if is_term:
+                record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), None, norm_name,
+                                                "term", quote=q.group(0)[0] + q.group(0)[-1]))
+    if other_quoted or term_quoted:
         record.cards.sort(key=lambda c: c.start)
 
 
@@ -578,10 +590,14 @@ def _faq_id(href: str) -> str | None:
 
 @lru_cache(maxsize=1 << 14)  # a corpus quotes the same card names over and over
 def _quoted_name(name: str, script: str = "", region: str = "") -> tuple[str, bool]:
-    """(the 「」 quoted ``name`` in Simplified script, whether it is a game
-    term rather than a name); ``script`` empty: a name of a page not in Chinese."""
+    """(the quoted ``name`` in Simplified script, whether it is a game term
+    rather than a name: a pattern of ``term_quote_patterns`` in
+    ``schema/markers.json`` matches its :func:`~pipeline.chinese.name_key`,
+    whatever the quote marks, region or width); ``script`` empty: a name of
+    a page not in Chinese. A card named exactly like a term would be read as
+    the term: no card of ``corpus/data`` is (tests/test_terms_and_sections.py)."""
     norm_name = to_simplified(name, script, region) if script else name
-    return norm_name, _term_quote().search(norm_name) is not None
+    return norm_name, _term_quote().search(name_key(norm_name, "Hans")) is not None
 
 
 class _Links:
@@ -615,7 +631,7 @@ _NO_LINKS = _Links([])
 
 @lru_cache(maxsize=1)
 def _term_quote() -> re.Pattern:
-    return re.compile("|".join(f"(?:{p})" for p in markers()["term_quote_patterns"]))
+    return re.compile("|".join(f"(?:{p})" for p in markers()["term_quote_patterns"]), re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -1226,16 +1242,10 @@ def _speaks_of_retention(norm: str, example: bool = False) -> bool:
 _ANY_SECTION = (None, frozenset())
 
 
-# A heading's number on a numbered site: "3.1 ", "3.1. ", "一、", "（二）", "第3章 ".
-_HEADING_NUMBER = re.compile(r"\s*(?:\d+(?:\.\d+)*\.?\s+|[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]"
-                             r"|第[一二三四五六七八九十\d]+[章节部分]+\s*)")
-
-
 @lru_cache(maxsize=4096)
 def _unnumbered(heading: str) -> str:
-    """``heading`` without a leading section number (``3.1 里侧·一时除外``)."""
-    m = _HEADING_NUMBER.match(heading)
-    return heading[m.end():] if m and m.end() < len(heading) else heading
+    """``heading`` without a leading section number (:func:`pipeline.records.unnumbered`)."""
+    return unnumbered(heading)
 
 
 def _section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str]] | None:

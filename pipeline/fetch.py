@@ -4,7 +4,9 @@
 
 * a descriptive User-Agent naming the project (``FetchConfig.user_agent``);
 * conditional requests: the ETag and Last-Modified of the snapshot in force
-  go out as ``If-None-Match`` / ``If-Modified-Since``; a 304 is "not modified";
+  go out as ``If-None-Match`` / ``If-Modified-Since``; a 304 is "not modified"
+  only as the answer to them (a 304 to an unconditional request, or naming
+  other validators, fails the source, as does any final status but 200);
 * timeouts (``timeout`` seconds for connect, read, write and pool);
 * retries with exponential backoff (tenacity) on timeouts, connection
   errors, truncated bodies and HTTP 408/425/429/5xx, honouring
@@ -192,6 +194,55 @@ def _to_utf8(body: bytes, headers: httpx.Headers, source_id: str = "") -> bytes:
         return body  # normalize's own charset detection takes over
 
 
+def _unexpected_status(status: int, headers: httpx.Headers) -> str:
+    """Why a final status other than 200 (or a 304 to a conditional
+    request) fails a source: 204, 206, a 3xx that could not be followed, a
+    4xx or 5xx left after the retries."""
+    reason = f"HTTP {status} {httpx.codes.get_reason_phrase(status)}".rstrip()
+    if 300 <= status < 400:
+        where = headers.get("location")
+        return (f"{reason} without a Location header to follow" if not where else
+                f"{reason} to {where!r}, which could not be followed")
+    if status < 300:
+        return f"{reason}: the fetcher expects 200 with the page (or 304 to a conditional request); no snapshot stored"
+    return reason
+
+
+def _weak_etag(tag: str) -> str:
+    """An entity tag without its weakness prefix (RFC 9110 weak comparison)."""
+    tag = tag.strip()
+    return tag[2:] if tag.startswith(("W/", "w/")) else tag
+
+
+def _http_date(value: str | None) -> float | None:
+    """An HTTP date as a POSIX timestamp, or None when absent or unreadable."""
+    try:
+        when = email.utils.parsedate_to_datetime(value) if value else None
+    except (TypeError, ValueError):
+        return None
+    return when.timestamp() if when is not None and when.tzinfo is not None else None
+
+
+def _check_not_modified(etag: str | None, last_modified: str | None, answer_etag: str | None,
+                        answer_lm: str | None, source_id: str, url: str) -> None:
+    """Raise FetchError unless a 304 answers the conditional request made
+    with the stored snapshot's validators (``etag``, ``last_modified``): a
+    304 to a request that sent neither ``If-None-Match`` nor
+    ``If-Modified-Since`` says nothing about any snapshot, and one whose
+    ``ETag`` differs from the one sent, or whose ``Last-Modified`` is later
+    than the one sent, names content no stored snapshot holds."""
+    if not etag and not last_modified:
+        raise FetchError("HTTP 304 Not Modified to a request that sent no If-None-Match / If-Modified-Since (a 304 "
+                         "only answers a conditional request); no snapshot stored", source_id=source_id, place=url)
+    if etag and answer_etag and _weak_etag(answer_etag) != _weak_etag(etag):
+        raise FetchError(f"HTTP 304 Not Modified with ETag {answer_etag!r}, not the {etag!r} sent in If-None-Match: it "
+                         "matches no stored snapshot", source_id=source_id, place=url)
+    sent, answered = _http_date(last_modified), _http_date(answer_lm)
+    if sent is not None and answered is not None and answered > sent:
+        raise FetchError(f"HTTP 304 Not Modified with Last-Modified {answer_lm!r}, later than the {last_modified!r} "
+                         "sent in If-Modified-Since: it matches no stored snapshot", source_id=source_id, place=url)
+
+
 CRAWL_DELAY = re.compile(r"^\s*crawl-delay\s*:\s*([^\s#]+)", re.I)
 
 
@@ -345,13 +396,13 @@ class Fetcher:
             headers["If-Modified-Since"] = last_modified
         fetched_at = utc_now()
         status, body, response_headers, attempts = self._get_with_retries(request_url, headers, source.id)
-        if status not in (200, 304):
-            raise FetchError(f"HTTP {status} {httpx.codes.get_reason_phrase(status)}".rstrip(), source_id=source.id,
-                             place=request_url)
         result_etag, result_lm = response_headers.get("etag"), response_headers.get("last-modified")
         if status == 304:
+            _check_not_modified(etag, last_modified, result_etag, result_lm, source.id, request_url)
             return FetchResult(source.id, request_url, 304, None, result_etag or etag, result_lm or last_modified,
                                attempts, fetched_at)
+        if status != 200:
+            raise FetchError(_unexpected_status(status, response_headers), source_id=source.id, place=request_url)
         if wiki:
             body = mediawiki_page(body, source.id, request_url)
         return FetchResult(source.id, request_url, status, body, result_etag, result_lm, attempts, fetched_at)

@@ -18,16 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
 from .compile import ProceduralRule, Rule
-from .errors import GenerateError
+from .errors import GenerateError, UsageError
 from .paths import PROJECT_ROOT
 from .records import Record, excerpt
 from .schema import events, info_kinds, procedural_rules, scenario_format, vocabulary
+from .stopping import deferred, remove, temp_path, untrack
 
 RUNTIME = PROJECT_ROOT / "engine" / "runtime.py"
 MARKER = "# ==== RUNTIME ====\n"
@@ -281,30 +282,85 @@ def engine_paths(path: Path) -> dict[str, Path]:
     return {"py": path, "json": stem.with_name(stem.name + ".json"), "mjs": stem.with_name(stem.name + ".mjs")}
 
 
+# How each generated file starts (what :func:`render`, :func:`render_json` and :func:`render_js`
+# write, by every version of the generator): a file is replaced only when it starts so. The rules
+# hash after these lines is not checked: a stale or damaged engine is still the generator's file.
+GENERATED_HEAD = {
+    "py": re.compile(r'\A"""OCG information-retention and battle rules engine: GENERATED, do not edit\.\n\n'
+                     r"Generator: rulings [^\n]*\nRules hash: "),
+    "json": re.compile(r'\A\{\n(?: "\$schema": "[^"\n]*",\n)? "format": "ocg-rules",\n "format_version": \d+,\n'
+                       r' "generator": "rulings [^"\n]*",\n "rules_hash": '),
+    "mjs": re.compile(r"\A// OCG information-retention and battle rules engine: GENERATED, do not edit\.\n"
+                      r"// Generator: rulings [^\n]*\n// Rules hash: "),
+}
+HEAD_BYTES = 512  # the longest header above is under 300 bytes
+
+
+def is_generated(path: Path, key: str) -> bool:
+    """Whether the file at ``path`` (followed if a symlink) starts with the
+    header the generator writes for ``key`` (``py``, ``json`` or ``mjs``).
+    OSError when it cannot be read."""
+    with open(path, "rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    return bool(GENERATED_HEAD[key].match(head.decode("utf-8", errors="replace")))
+
+
+def check_replaceable(path: Path) -> None:
+    """Before a build or refresh reads any page: UsageError (``--engine-out``)
+    naming the first of the engine files of ``path`` (:func:`engine_paths`)
+    that exists and is not one this generator wrote (its header), is not a
+    regular file, or cannot be read; the build would replace it. Missing and
+    empty files may be written. A symlink is judged by its target (the
+    rename replaces the link, never writes the target)."""
+    for key, file in engine_paths(path).items():
+        if not os.path.lexists(file):
+            continue
+        what = {"py": "engine module", "json": "engine's JSON tables", "mjs": "engine's ES module"}[key]
+        try:
+            if not os.path.isfile(file):
+                raise UsageError(f"{file} exists and is not a regular file; the build writes the {what} there "
+                                 "(give another --engine-out)", place="--engine-out")
+            if os.path.getsize(file) == 0 or is_generated(file, key):
+                continue
+        except OSError as exc:
+            raise UsageError(f"{file} cannot be read to check that `rulings build` generated it "
+                             f"({exc.strerror or exc}); the build would replace it", place="--engine-out") from None
+        raise UsageError(f"{file} exists and is not a generated engine file (no `rulings build` header); the build "
+                         f"would replace it with the {what} (give another --engine-out or remove the file)",
+                         place="--engine-out")
+
+
 def render_all(tables: dict, digest: str) -> dict[str, str]:
     """The texts of the three engine files, keyed as :func:`engine_paths`."""
     return {"py": render(tables, digest), "json": render_json(tables, digest), "mjs": render_js(tables, digest)}
 
 
-def stage_engines(path: Path, texts: dict[str, str]) -> list[tuple[Path, Path]]:
+# What an engine write that fails says of the outputs, before the database is replaced (a build's case).
+KEPT = "the previous database and engine stay"
+
+
+def stage_engines(path: Path, texts: dict[str, str], kept: str = KEPT) -> list[tuple[Path, Path]]:
     """Stage every engine file (:func:`stage_engine`); returns (staged,
-    final) pairs, the Python module last, for :func:`commit_engines`."""
+    final) pairs, the Python module last, for :func:`commit_engines`.
+    GenerateError naming the file when one cannot be written (``kept``
+    says what stays), the files staged so far removed."""
     staged: list[tuple[Path, Path]] = []
     try:
         for key, final in sorted(engine_paths(path).items(), key=lambda kv: kv[0] == "py"):
-            staged.append((stage_engine(final, texts[key]), final))
+            staged.append((stage_engine(final, texts[key], kept), final))
     except BaseException:
         discard_engines(staged)
         raise
     return staged
 
 
-def commit_engines(staged: list[tuple[Path, Path]]) -> None:
+def commit_engines(staged: list[tuple[Path, Path]], kept: str = KEPT) -> None:
     """Rename the staged files into place, the Python module (whose stamp a
-    refresh checks) last."""
+    refresh checks) last. GenerateError naming the file when a rename
+    fails (``kept``: what stays); the files not renamed are removed."""
     for i, (tmp, final) in enumerate(staged):
         try:
-            commit_engine(tmp, final)
+            commit_engine(tmp, final, kept)
         except BaseException:
             discard_engines(staged[i + 1:])
             raise
@@ -315,9 +371,9 @@ def discard_engines(staged: list[tuple[Path, Path]]) -> None:
         discard_engine(tmp)
 
 
-def write_engines(path: Path, texts: dict[str, str]) -> None:
+def write_engines(path: Path, texts: dict[str, str], kept: str = KEPT) -> None:
     """Write every engine file atomically (each renamed into place)."""
-    commit_engines(stage_engines(path, texts))
+    commit_engines(stage_engines(path, texts, kept), kept)
 
 
 def write_engine(path: Path, source: str) -> None:
@@ -325,35 +381,53 @@ def write_engine(path: Path, source: str) -> None:
     commit_engine(stage_engine(path, source), path)
 
 
-def stage_engine(path: Path, source: str) -> Path:
+def stage_engine(path: Path, source: str, kept: str = KEPT) -> Path:
     """Write ``source`` (from :func:`render`, which checks that it parses) to
     a temporary file beside ``path`` and return it; :func:`commit_engine`
-    renames it over ``path``."""
+    renames it over ``path``. The temporary file is named and tracked
+    (:mod:`pipeline.stopping`) before it exists, so a stop at any line
+    removes it. GenerateError naming ``path`` when the file cannot be
+    written (a full disk), ``kept`` saying what stays."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with deferred():  # a stop signal waits until the file is known to the cleanup below
+            tmp = temp_path(path.parent, f".{path.name}.", ".tmp")
+            fh = os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644),
+                           "w", encoding="utf-8", newline="\n")
+        with fh:
             fh.write(source)
             fh.flush()
             os.fsync(fh.fileno())  # the rename must never expose an empty file after a power cut
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the module is meant to be read by other tools
-    except BaseException:
-        discard_engine(Path(tmp))
+        os.chmod(tmp, 0o644)  # the module is meant to be read by other tools, whatever the umask
+    except BaseException as exc:
+        if tmp is not None:
+            discard_engine(tmp)
+        if isinstance(exc, OSError):
+            raise _engine_error("cannot write the engine file", exc, path, kept) from exc
         raise
-    return Path(tmp)
+    return tmp
 
 
-def commit_engine(staged: Path, path: Path) -> None:
+def commit_engine(staged: Path, path: Path, kept: str = KEPT) -> None:
     """Rename a staged module over ``path`` (atomic on one file system)."""
     try:
-        os.replace(staged, path)
-    except BaseException:
+        with deferred():
+            os.replace(staged, path)
+            untrack(staged)
+    except BaseException as exc:
         discard_engine(staged)
+        if isinstance(exc, OSError):
+            raise _engine_error("cannot put the new engine file in place", exc, path, kept) from exc
         raise
 
 
 def discard_engine(staged: Path) -> None:
-    """Remove a staged module that will not be committed."""
-    if os.path.exists(staged):
-        os.unlink(staged)
+    """Remove a staged module that will not be committed; never raises."""
+    remove(staged)
+
+
+def _engine_error(what: str, exc: OSError, path: Path, kept: str) -> GenerateError:
+    """One line: what failed, the engine file it was for, the system's words, what stays."""
+    return GenerateError(f"{what}: {exc.strerror or exc}; {kept}", place=str(path))

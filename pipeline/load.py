@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, Sequence
+from typing import BinaryIO, Callable, Iterable, Iterator, Sequence
 
 import duckdb
 import orjson
@@ -34,10 +33,17 @@ from .cards import CardLink, card_index, card_name_key, card_names
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Rule, RuleChange
 from .corpus import Source
+from .database import (SCHEMA_VERSION, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
+                       open_database, unreadable)
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
-from .records import CardMention, Record, Statement
+from .generate import check_replaceable
+from .records import CardMention, Record, Statement, section_key
 from .schema import ddl
+from .stopping import deferred, remove, temp_path, track, untrack
+
+# What every error of a build's writing says: nothing of the previous outputs was touched.
+KEPT = "the previous database and engine stay"
 
 
 @lru_cache(maxsize=1)
@@ -45,7 +51,7 @@ def columns() -> dict[str, dict[str, str]]:
     """Each table of ``schema/ddl.sql`` -> its columns and types in table
     order (``read_json`` reads rows by them), from the DDL itself run on an
     in-memory database: a column added to the DDL is a column here."""
-    con = duckdb.connect(":memory:")
+    con = connect(":memory:")
     try:
         con.execute(ddl())
         rows = con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
@@ -241,7 +247,8 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
     rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
                             {s.id: s for s in data.sources}))
     rows.update(rule_rows(data.rules, data.procedural, data.rule_changes, data.run["run_id"]))
-    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(data.info.items())]
+    info = {**data.info, "schema_version": str(SCHEMA_VERSION)}  # what database.open_database checks
+    rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(info.items())]
     return rows
 
 
@@ -352,8 +359,8 @@ class RowBatch:
                 try:
                     self._append(table, inner)
                 except OSError as exc:
-                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}",
-                                    place=str(self.folder)) from exc
+                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
+                                    place=str(exc.filename or self.folder)) from exc
                 self.bytes += len(inner)
 
     def _append(self, table: str, inner: memoryview) -> None:
@@ -381,8 +388,8 @@ class RowBatch:
                 failed = failed or (table, exc)
         if failed:
             table, exc = failed
-            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}",
-                            place=str(self.folder)) from exc
+            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
+                            place=str(exc.filename or self.folder)) from exc
         return {table: Path(fh.name) for table, fh in files.items()}
 
     def discard(self) -> None:
@@ -425,22 +432,36 @@ class DatabaseWriter:
     def __init__(self, db_path: Path, memory_limit: str = "64MB"):
         self.db_path = Path(db_path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{self.db_path.name}.", suffix=".tmp", dir=self.db_path.parent)
-        os.close(fd)
-        os.unlink(tmp_name)  # DuckDB wants to create the file itself
-        self.tmp = Path(tmp_name)
-        # Beside the database, not in the system's temporary folder: a killed build's leftovers
-        # are then the next build's to clean (clean_leftovers), under the database's lock.
-        self._workdir = tempfile.TemporaryDirectory(prefix=work_prefix(self.db_path, "load"), dir=self.db_path.parent)
-        self._batch = RowBatch(Path(self._workdir.name))
-        # One thread: the build's workers have the other cores.
-        self.con = duckdb.connect(str(self.tmp), config={"memory_limit": memory_limit, "threads": 1})
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self._batch: RowBatch | None = None
+        self.tmp = self._wal = self._workdir = None
         try:
+            self._open(memory_limit)
+        except BaseException as exc:  # a stop signal held back by _open() included: nothing stays
+            self.close()
+            if isinstance(exc, (OSError, duckdb.Error)):
+                raise _write_error("cannot create the new database", exc, self.tmp or self.db_path) from exc
+            raise
+
+    def _open(self, memory_limit: str) -> None:
+        """Name, track and create the temporary database and the work
+        folder. Every path is named and tracked (:mod:`pipeline.stopping`)
+        before it exists, and a stop signal waits until all are known to
+        :meth:`close`: a build stopped at any line leaves none behind."""
+        with deferred():
+            self.tmp = temp_path(self.db_path.parent, f".{self.db_path.name}.", ".tmp")  # DuckDB creates it
+            self._wal = Path(f"{self.tmp}.wal")
+            track(self._wal)
+            # Beside the database, not in the system's temporary folder: a killed build's leftovers
+            # are then the next build's to clean (clean_leftovers), under the database's lock.
+            self._workdir = temp_path(self.db_path.parent, work_prefix(self.db_path, "load"))
+            self._workdir.mkdir()
+            self._batch = RowBatch(self._workdir)
+            # One thread: the build's workers have the other cores. What DuckDB spills goes in the work folder.
+            self.con = connect(self.tmp, config={"memory_limit": memory_limit, "threads": 1,
+                                                 "temp_directory": str(self._workdir / "spill")})
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
-        except BaseException:
-            self.close()
-            raise
 
     def __enter__(self) -> DatabaseWriter:
         return self
@@ -469,9 +490,9 @@ class DatabaseWriter:
 
     def _insert(self, table: str, rows: list[dict], files: list[Path]) -> None:
         try:
-            bulk_insert(self.con, table, rows, Path(self._workdir.name), files)
-        except duckdb.Error as exc:
-            raise LoadError(f"table {table}: {exc}", place=str(self.db_path)) from exc
+            bulk_insert(self.con, table, rows, self._workdir, files)
+        except (duckdb.Error, OSError) as exc:
+            raise _write_error(f"table {table}", exc, self.tmp) from exc
 
     def texts(self, record_ids: list[str]) -> dict[str, str]:
         """The texts of ``record_ids`` among the rows inserted so far."""
@@ -481,12 +502,14 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise LoadError(f"reading back the cited rulings: {exc}", place=str(self.tmp)) from exc
 
-    def commit(self, data: BuildData) -> list[str]:
-        """Insert ``data``, commit and rename the file over ``db_path``;
-        returns warnings (a write-ahead log a killed run left beside the old
-        database is merged into it first, so no stale WAL ever sits beside
-        the new one). LoadError when DuckDB cannot write (a full disk, a
-        file-size limit)."""
+    def commit(self, data: BuildData, then: Callable[[], None] | None = None) -> list[str]:
+        """Insert ``data``, commit and rename the file over ``db_path``, then
+        call ``then`` (the build renames its engine there: a stop signal waits
+        for both renames); returns warnings (a write-ahead log a killed run
+        left beside the old database is merged into it first, so no stale WAL
+        ever sits beside the new one). LoadError naming the file, saying that
+        the previous database and engine stay, when DuckDB or the system
+        cannot write (a full disk, a file-size limit) or rename."""
         self.insert_batch()  # pages' rows added since the last batch
         rows = _rows(data)
         for table in columns():
@@ -496,34 +519,50 @@ class DatabaseWriter:
         try:
             insert_card_names(self.con)
         except duckdb.Error as exc:
-            raise LoadError(f"table card_names: {exc}", place=str(self.db_path)) from exc
-        check_unique_records(self.con, str(self.db_path))
+            raise _write_error("table card_names", exc, self.tmp) from exc
         try:
+            check_unique_records(self.con, str(self.db_path))
             self.con.execute("COMMIT")
             self.con.execute("CHECKPOINT")
             self.con.close()
         except duckdb.Error as exc:
-            raise LoadError(f"cannot write the new database: {exc}", place=str(self.tmp)) from exc
+            raise _write_error("cannot write the new database", exc, self.tmp) from exc
         self.con = None
-        warning = merge_leftover_wal(self.db_path)
-        os.replace(self.tmp, self.db_path)
+        with deferred():
+            try:
+                warning = merge_leftover_wal(self.db_path)
+                os.replace(self.tmp, self.db_path)
+            except (OSError, duckdb.Error) as exc:
+                raise _write_error("cannot put the new database in place", exc, self.db_path) from exc
+            untrack(self.tmp)
+            if then is not None:
+                then()
         self.close()
         return [warning] if warning else []
 
     def close(self) -> None:
         """Close the connection and remove whatever was not renamed
         (idempotent). Never raises: it runs while an error is on its way,
-        and what it cannot remove the next build does (:func:`clean_leftovers`)."""
-        if self.con is not None:
-            self.con, con = None, self.con
-            with suppress(duckdb.Error):  # the file is deleted below anyway
-                con.close()
-        self._batch.discard()
-        with suppress(OSError):
-            self._workdir.cleanup()
-        for leftover in (self.tmp, Path(str(self.tmp) + ".wal")):
-            with suppress(OSError):
-                leftover.unlink(missing_ok=True)
+        and what it cannot remove the next build does (:func:`clean_leftovers`);
+        a stop signal that came meanwhile is raised once all is removed."""
+        with deferred():  # a stop signal must not cut the cleanup short
+            if self.con is not None:
+                self.con, con = None, self.con
+                with suppress(duckdb.Error):  # the file is deleted below anyway
+                    con.close()  # before the files go: a connection left open could write them again
+            if self._batch is not None:
+                self._batch.discard()
+            remove(*(p for p in (self._workdir, self.tmp, self._wal) if p is not None))
+
+
+def _write_error(what: str, exc: BaseException, path: Path) -> LoadError:
+    """One LoadError line for a failed write of a build: ``what`` failed,
+    the file (the OSError's own, else ``path``), the system's or DuckDB's
+    words, and that the previous database and engine stay."""
+    if isinstance(exc, OSError):
+        return LoadError(f"{what}: {exc.strerror or exc}; {KEPT}", place=str(exc.filename or path))
+    detail = " ".join(str(exc).split())  # DuckDB's message may span lines
+    return LoadError(f"{what}: {detail}; {KEPT}", place=str(path))
 
 
 # --------------------------------------------------------------------------- the output files
@@ -534,7 +573,10 @@ SIDE_FILES = (".wal", ".lock")
 def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     """The database and engine paths with symlinks resolved (a symlinked
     ``--db`` writes its target, and the lock is the target's); UsageError
-    when the two outputs, or one and the other's WAL or lock, are one file."""
+    when the two outputs, or one and the other's WAL or lock, are one file,
+    when ``--db`` is a file but no DuckDB database, or when an engine file
+    there is not one the generator wrote (:func:`~pipeline.generate.check_replaceable`)."""
+    duckdb_path(db_path)  # UsageError for a path DuckDB would read as another
     try:
         db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
     except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
@@ -552,28 +594,32 @@ def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
     if db.is_file() and db.stat().st_size and not _is_duckdb_file(db):
         raise UsageError(f"{db} exists and is not a DuckDB database; the build would replace it (give another path "
                          "or remove the file)", place="--db")
+    check_replaceable(engine)
     return db, engine
 
 
 def _is_duckdb_file(path: Path) -> bool:
-    """Whether ``path`` starts with DuckDB's file header (``DUCK`` at byte 8)."""
+    """Whether ``path`` starts with DuckDB's file header (:func:`pipeline.database.file_problem`)."""
     try:
-        with path.open("rb") as fh:
-            return fh.read(12)[8:12] == b"DUCK"
+        return file_problem(path) is None
     except OSError:
         return True  # unreadable: the build's own error names it
 
 
 @contextmanager
-def database_lock(db_path: Path, wait: bool = False) -> Iterator[None]:
-    """Hold ``<db>.lock`` (the lock every build and refresh of ``db_path``
-    takes); BusyError when another holds it (unless ``wait``)."""
+def database_lock(db_path: Path, wait: bool = False, can_wait: bool = True) -> Iterator[None]:
+    """Hold ``<db>.lock``, the lock every writer of ``db_path`` takes (a
+    build, a refresh, ``rulings sql --write``; give the resolved path, as
+    :func:`output_paths` does, so that a symlink and its target share one
+    lock). BusyError when another holds it, unless ``wait``: then wait for it
+    (``can_wait``: the command has a ``--wait`` to name in the error)."""
     lock = FileLock(f"{db_path}.lock")
     try:
         lock.acquire(timeout=-1 if wait else 0)
     except Timeout:
-        raise BusyError(f"a refresh or build is running on {db_path} (lock {lock.lock_file} is held); try again "
-                        "later" + (" or pass --wait" if not wait else ""), place=str(db_path)) from None
+        raise BusyError(f"a refresh or build is running on {db_path} (or a `rulings sql --write`: lock "
+                        f"{lock.lock_file} is held); try again later" + (" or pass --wait" if can_wait else ""),
+                        place=str(db_path)) from None
     try:
         yield
     finally:
@@ -590,7 +636,7 @@ def merge_leftover_wal(db_path: Path) -> str | None:
     if not wal.exists():
         return None
     try:
-        con = duckdb.connect(str(db_path))
+        con = connect(db_path)
         try:
             con.execute("CHECKPOINT")
         finally:
@@ -677,29 +723,34 @@ def write_refresh(db_path: Path, data: RefreshData) -> None:
 
     Raises LoadError (the database unchanged) when DuckDB refuses."""
     try:
-        con = duckdb.connect(str(db_path))
+        con = connect(db_path)
     except duckdb.Error as exc:
         raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
                         place=str(db_path)) from None
     run_id = data.run["run_id"]
+    workdir = temp_path(Path(db_path).parent, work_prefix(db_path, "refresh"))  # tracked before it exists
     try:
         con.execute("BEGIN TRANSACTION")
         create_schema(con)  # tables added since the database was built
         check_columns(con, db_path)
-        with tempfile.TemporaryDirectory(prefix=work_prefix(db_path, "refresh"), dir=Path(db_path).parent) as workdir:
-            _write_refresh(con, data, Path(workdir))
+        workdir.mkdir()
+        _write_refresh(con, data, workdir)
         con.execute("COMMIT")
     except BaseException as exc:
         try:
             con.execute("ROLLBACK")
         except duckdb.Error:
             pass
-        if isinstance(exc, duckdb.Error):
-            raise LoadError(f"refresh run {run_id} not stored, the database is unchanged: {exc}",
-                            place=str(db_path)) from exc
+        if isinstance(exc, (duckdb.Error, OSError)):
+            where = str(exc.filename) if isinstance(exc, OSError) and exc.filename else str(db_path)
+            detail = exc.strerror or exc if isinstance(exc, OSError) else " ".join(str(exc).split())
+            raise LoadError(f"refresh run {run_id} not stored, the database and engine are unchanged: {detail}",
+                            place=where) from exc
         raise
     finally:
-        con.close()
+        with deferred():
+            con.close()
+            remove(workdir)
 
 
 def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: Path) -> None:
@@ -766,12 +817,10 @@ class StoredState:
 
 
 def read_state(db_path: Path) -> StoredState:
-    """The :class:`StoredState` of ``db_path``; LoadError when it cannot be
-    opened or is not a rulings database."""
-    try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open the database: {exc}", place=str(db_path)) from None
+    """The :class:`StoredState` of ``db_path``; LoadError (UsageError for a
+    file that is no rulings database) when it cannot be opened or read, or is
+    of another schema (:func:`pipeline.database.open_database`)."""
+    con = open_database(db_path)
     try:
         snapshots = _snapshot_infos(con)
         last_run = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
@@ -779,7 +828,7 @@ def read_state(db_path: Path) -> StoredState:
         info = {sid: (url or "", licence or "") for sid, url, licence in
                 con.execute("SELECT source_id, url, licence FROM sources").fetchall()}
     except duckdb.Error as exc:
-        raise LoadError(f"not a rulings database ({exc}); run `rulings build` first", place=str(db_path)) from None
+        raise unreadable(exc, db_path) from None
     finally:
         con.close()
     return StoredState(snapshots, last_run, row[0] if row else None, info)
@@ -792,17 +841,50 @@ def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
 
 
 
+@dataclass
+class PreviousBuild:
+    """The database a build replaces, as far as the build may use it:
+    ``path`` (None: there is none, or it is not used), the shrink guard's
+    ``counts`` (:func:`previous_counts`) and ``sections``
+    (:func:`previous_section_statements`), its ``rules`` to review the
+    build's against (:func:`previous_rules`), and the ``warning`` saying
+    why it is not used."""
+
+    path: Path | None = None
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    warning: str | None = None
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # :func:`previous_section_statements`
+    rules: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # :func:`previous_rules`
+
+
+def previous_build(db_path: Path) -> PreviousBuild:
+    """What a build may read of the database it replaces at ``db_path``
+    (the shrink guard's counts, a failed page's records). Nothing when there
+    is none (no file, an empty one); nothing and a warning for one that is
+    damaged, of another schema or in use: it is never trusted, the build
+    goes on without it and replaces it. UsageError for a DuckDB database
+    that rulings did not write (its tables are someone's data)."""
+    if not Path(db_path).is_file() or Path(db_path).stat().st_size == 0:
+        return PreviousBuild()
+    try:
+        counts, sections = previous_counts(db_path), previous_section_statements(db_path)
+        rules = previous_rules(db_path)
+    except ForeignFile as exc:
+        raise UsageError(f"{db_path} {exc.problem}; the build would replace it (give another path or remove the "
+                         "file)", place="--db") from None
+    except UnusableDatabase as exc:
+        return PreviousBuild(warning=f"{db_path}: the previous database is not used ({exc.problem}): no failing "
+                                     "page keeps earlier records and no page is checked against it for shrinking")
+    return PreviousBuild(Path(db_path), counts, sections=sections, rules=rules)
+
+
 def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
     """Per source of an earlier database: its current ``records``,
     ``statements``, ``dated_records`` and ``card_mentions`` (the shrink
-    guard compares a page with them). Empty when there is no readable
-    database."""
-    if not Path(db_path).is_file():
-        return {}
-    try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error:
-        return {}
+    guard compares a page with them). Errors of
+    :func:`pipeline.database.open_database`; UnusableDatabase when a block
+    cannot be read."""
+    con = open_database(db_path)
     try:
         rows = con.execute("""
             WITH current AS (SELECT record_id, source_id FROM records WHERE retired_run IS NULL),
@@ -815,8 +897,8 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
                      FROM current c)
             SELECT source_id, count(*), sum(statements), count(*) FILTER (WHERE dated), sum(cards)
             FROM per_record GROUP BY source_id""").fetchall()
-    except duckdb.Error:
-        return {}
+    except duckdb.Error as exc:
+        raise unreadable(exc, db_path) from None
     finally:
         con.close()
     return {sid: {"records": n, "statements": s, "dated_records": d, "card_mentions": m}
@@ -825,30 +907,49 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
 
 def previous_rules(db_path: Path) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
     """The rules an earlier database holds, as ``(info kind, event) ->
-    (verdict, disputed_by)`` (what :func:`pipeline.compile.review` compares);
-    empty when there is no readable database (a first build), and no
-    rule is disputed in a database written before rules could be."""
-    if not Path(db_path).is_file():
-        return {}
+    (verdict, disputed_by)``: what :func:`pipeline.compile.review` compares
+    a build's or refresh's rules with. Errors of
+    :func:`pipeline.database.open_database`; UnusableDatabase when a block
+    cannot be read."""
+    con = open_database(db_path)
     try:
-        con = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error:
-        return {}
-    try:
-        has_disputes = con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'rules' "
-                                   "AND column_name = 'disputed_by'").fetchone()[0]
-        rows = con.execute("SELECT info_kind, event, verdict, "
-                           + ("disputed_by" if has_disputes else "NULL") + " FROM rules").fetchall()
-    except duckdb.Error:
-        return {}
+        rows = con.execute("SELECT info_kind, event, verdict, disputed_by FROM rules").fetchall()
+    except duckdb.Error as exc:
+        raise unreadable(exc, db_path) from None
     finally:
         con.close()
     return {(kind, event): (verdict, tuple(disputed or ())) for kind, event, verdict, disputed in rows}
 
 
+def previous_section_statements(db_path: Path) -> dict[str, dict[str, int]]:
+    """Per source of an earlier database: the statements of its current
+    records per section (:func:`pipeline.records.section_key` of
+    ``records.section_path`` -> count, sections with statements only), what
+    the per-section shrink guard compares a page with. Errors of
+    :func:`pipeline.database.open_database`; UnusableDatabase when a block
+    cannot be read."""
+    con = open_database(db_path)
+    try:
+        rows = con.execute("""
+            SELECT r.source_id, coalesce(r.section_path, ''), count(*)
+            FROM records r JOIN statements s USING (record_id)
+            WHERE r.retired_run IS NULL GROUP BY ALL""").fetchall()
+    except duckdb.Error as exc:
+        raise unreadable(exc, db_path) from None
+    finally:
+        con.close()
+    sections: dict[str, dict[str, int]] = {}
+    for sid, path, n in rows:
+        per_source = sections.setdefault(sid, {})
+        key = section_key(path)
+        per_source[key] = per_source.get(key, 0) + n
+    return sections
+
+
 def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:
-    """The snapshot in force for each source in an earlier database."""
-    con = duckdb.connect(str(db_path), read_only=True)
+    """The snapshot in force for each source in an earlier database;
+    errors of :func:`pipeline.database.open_database`."""
+    con = open_database(db_path)
     try:
         return _snapshot_infos(con)
     finally:
@@ -862,8 +963,9 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
 
     Used to keep a page's earlier records when the page fails now, and to
     recompile rules from unchanged pages without re-extracting them.
+    Errors of :func:`pipeline.database.open_database`.
     """
-    con = duckdb.connect(str(db_path), read_only=True)
+    con = open_database(db_path)
     try:
         where, params = [], []
         if source_ids is not None:

@@ -17,23 +17,30 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import LoadError, UsageError
+from .database import duckdb_path, open_database
+from .errors import UsageError
 from .schema import events, info_kinds, rule_policy, verdicts
 
 
 def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the database ``rulings build`` wrote; UsageError when there is
-    none at ``db_path`` (exit 2, as a missing engine module), LoadError when
-    DuckDB cannot open it. ``sandboxed``: DuckDB may
-    not touch the file system beyond the database (no COPY TO, ATTACH,
-    other files, extensions), for SQL a user types."""
+    """Open the database ``rulings build`` wrote, checked
+    (:func:`pipeline.database.open_database`: a DuckDB file of this
+    version's schema, extensions never loaded); UsageError when there is
+    none at ``db_path`` (exit 2, as a missing engine module), for a path
+    DuckDB would misread or a file that is no rulings database; LoadError
+    when DuckDB cannot open or read it or its schema is another.
+    ``sandboxed``: DuckDB may not touch the file system beyond the database
+    (no COPY TO, ATTACH, other files, extensions), for SQL a user types."""
+    require_file(db_path)
+    return open_database(db_path, read_only=read_only, config={"enable_external_access": False} if sandboxed else None)
+
+
+def require_file(db_path: Path) -> None:
+    """UsageError when ``db_path`` is a path DuckDB would misread
+    (:func:`pipeline.database.duckdb_path`) or names no file."""
+    duckdb_path(db_path)
     if not Path(db_path).is_file():
         raise UsageError(f"no database at {db_path}; run `rulings build` first (or pass --db)")
-    try:
-        config = {"enable_external_access": False} if sandboxed else {}
-        return duckdb.connect(str(db_path), read_only=read_only, config=config)
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open {db_path}: {exc}") from None
 
 
 def json_problem(exc: ValueError) -> str:

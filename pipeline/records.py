@@ -14,6 +14,7 @@ loading the extractor's NLP pipeline.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -24,10 +25,12 @@ from .dates import RulingDate
 # 0.45 µs); made by the million in a large build and never changed after. unsafe_hash: hashable as before.
 @dataclass(slots=True, unsafe_hash=True)
 class CardMention:
-    """A card named in 「」 (or in “”, 《》 when the name is a known card), at
-    characters ``start:end`` of the record's text; ``kind`` is ``card``,
-    ``archetype`` (``「女武神」怪兽``: a family of cards, never linked to one)
-    or ``term`` (a quoted game term such as ``「攻击力·守备力」``, never linked)."""
+    """A card named in 「」 (or in “”, 《》 when the name is a known card), or
+    a game term in any quote marks (「」『』“”""《》), at characters
+    ``start:end`` of the record's text; ``kind`` is ``card``, ``archetype``
+    (``「女武神」怪兽``: a family of cards, never linked to one) or ``term``
+    (a quoted game term such as ``「攻击力·守备力」``, ``『永续魔法』``, never linked);
+    ``quote`` the marks around it."""
 
     name: str
     start: int
@@ -222,6 +225,70 @@ def shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) 
     if old >= GROWTH_MIN_RECORDS and new * (1 - max_shrink) > old:
         return LayoutChange("records", old, new, False)
     return None
+
+
+# A heading's number on a numbered site: "3.1 ", "3.1. ", "一、", "（二）", "第3章 ". The topic reading
+# (pipeline.extract) and the shrink guard's sections both compare headings without it.
+HEADING_NUMBER = re.compile(r"\s*(?:\d+(?:\.\d+)*\.?\s+|[一二三四五六七八九十]+、|[（(][一二三四五六七八九十\d]+[）)]"
+                            r"|第[一二三四五六七八九十\d]+[章节部分]+\s*)")
+
+
+def unnumbered(heading: str) -> str:
+    """``heading`` without a leading section number (``3.1 里侧·一时除外`` -> ``里侧·一时除外``);
+    a heading that is only a number stays as it is."""
+    m = HEADING_NUMBER.match(heading)
+    return heading[m.end():] if m and m.end() < len(heading) else heading
+
+
+def section_key(section_path: str) -> str:
+    """A section as the shrink guard compares it: ``records.section_path``
+    (headings joined by `` / ``) with each heading's number left out, so a
+    page that renumbers its sections keeps them."""
+    return " / ".join(unnumbered(h) for h in section_path.split(" / ")) if section_path else ""
+
+
+def section_statements(records: list[Record]) -> dict[str, int]:
+    """Statements per section of a page: :func:`section_key` -> count, for
+    the sections that hold at least one."""
+    counts: dict[str, int] = {}
+    keys: dict[tuple[str, ...], str] = {}  # a section's records share its headings
+    for r in records:
+        if r.statements:
+            key = keys.get(r.section)
+            if key is None:
+                key = keys[r.section] = section_key(" / ".join(r.section))
+            counts[key] = counts.get(key, 0) + len(r.statements)
+    return counts
+
+
+class SectionLoss(NamedTuple):
+    """What the per-section shrink guard found: ``section`` (a
+    :func:`section_key`) held ``before`` statements and now ``after``."""
+
+    section: str
+    before: int
+    after: int
+
+    def describe(self, max_shrink: float) -> str:
+        """``0 statements in section 'A / B' (was 36, more than 50% fewer; the section is gone)``."""
+        gone = "; the section is gone" if self.after == 0 else ""
+        return (f"{self.after} statements in section '{self.section}' (was {self.before}, "
+                f"more than {max_shrink:.0%} fewer{gone})")
+
+
+def section_shrinkage(before: dict[str, int], after: dict[str, int], max_shrink: float) -> SectionLoss | None:
+    """The section that lost the most statements among those that held at
+    least :data:`SHRINK_MIN` and now hold fewer than ``1 - max_shrink`` of
+    them, a section gone counting as none left (numbered headings the topic
+    reading does not know, rulings moved out of their heading: the page as a
+    whole may lose less than the bound); None when there is none, or when
+    ``max_shrink`` is 1.0 (any page accepted). Ties go to the section first
+    in key order."""
+    if max_shrink >= 1:
+        return None
+    lost = [SectionLoss(key, old, after.get(key, 0)) for key, old in before.items()
+            if old >= SHRINK_MIN and after.get(key, 0) < (1 - max_shrink) * old]
+    return min(lost, key=lambda s: (s.after - s.before, s.section), default=None)
 
 
 def utc_now() -> str:

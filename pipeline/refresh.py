@@ -45,14 +45,14 @@ from pathlib import Path
 from typing import Callable
 
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, other_rulesets, review
-from .corpus import BUNDLED_CORPUS, Source, load_manifest, store_snapshot
+from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_paths, engine_tables, render_all, rules_hash, write_engines
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, previous_rules,
                    read_records, read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .records import Record, page_counts, shrinkage, utc_now as _now
+from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now as _now
 from .run import build, process_page
 from .schema import check_all
 
@@ -190,7 +190,9 @@ def refresh(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engin
 
     Raises BusyError (a RefreshError) when another refresh or build holds
     the lock (unless ``wait``), UsageError when the outputs overlap, UsageError for an unknown or frozen source id, CorpusError for
-    an unusable manifest, LoadError when the database refuses the update (it
+    an unusable manifest, for a snapshot store (``snapshots/``, a source's
+    folder in it, a snapshot file) that leads out of the corpus folder (before
+    any request when it does at the start) or a snapshot that cannot be written, LoadError when the database refuses the update (it
     is then left as it was). Source failures do not raise: they are in
     ``RefreshResult.failed``.
     """
@@ -226,6 +228,8 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
     check_all()
     sources = load_manifest(corpus_dir)
     selected = select_sources(sources, source_ids)
+    for source in selected:  # a snapshot store that leads out of the corpus stops the run before any request
+        check_snapshot_store(corpus_dir, source)
     built_first = not db_path.is_file()
     if built_first:
         built = build(corpus_dir, db_path, engine_out, max_page_bytes=config.max_page_bytes, locked=True)
@@ -343,13 +347,19 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
 def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:
     """Refuse a page that lost all its records, statements, dated rulings or
     card mentions, or more than ``max_shrink`` of them, or that split into
-    many more records (:func:`pipeline.records.shrinkage`)."""
+    many more records (:func:`pipeline.records.shrinkage`), or one of whose
+    sections lost more than ``max_shrink`` of its statements or is gone
+    (:func:`pipeline.records.section_shrinkage`)."""
     change = shrinkage(page_counts(old), page_counts(new), max_shrink)
     if change:
         verb = "shrank" if change.fewer else "grew"
         raise ExtractError(f"page {verb} from {change.before} to {change.after} {change.label}, "
                            f"{change.bound(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
                            source_id=source.id, place="whole page")
+    lost = section_shrinkage(section_statements(old), section_statements(new), max_shrink)
+    if lost:
+        raise ExtractError(f"page gives {lost.describe(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
+                           source_id=source.id, place=f"section {lost.section}")
 
 
 # --------------------------------------------------------------------------- compile
@@ -403,7 +413,9 @@ def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state
         if compiled.rules_hash != result.rules_hash:
             result.warnings.append("the rules compiled from the stored records differ from the database's rules "
                                    "(the pipeline changed since the last build?); run `rulings build`")
-    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash))
+    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash),
+                  kept=f"refresh run {result.run_id} is stored in the database, the previous engine file stays (the "
+                       "next refresh writes it again)")
     result.engine_written = True
 
 

@@ -40,20 +40,24 @@ from typing import Callable, Iterator
 from .cards import CardIndex, card_index, card_index_built, use_card_index
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, for_compile, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
+from .database import UnusableDatabase, one_line
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, layout_warnings, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
-                   output_paths, previous_counts, previous_rules, read_records, read_snapshot_infos, record_rows)
+                   output_paths, previous_build, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
-from .records import Record, page_counts, shrinkage, utc_now
+from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now
 from .schema import check_all, info_kinds
 
 STAGES = ("normalize", "extract", "compile", "load", "generate")
 # Pages handed to the workers and not yet taken by the build, per worker: a page read out
 # of turn waits in the build process's memory with its rows (about three times its bytes).
 AHEAD_PER_WORKER = 32
+# What stays when an engine file cannot be renamed into place (the database was, just before).
+ENGINE_AFTER_DATABASE = ("the new database is in place, the previous engine file stays (its RULES_HASH differs from "
+                         "build_info.rules_hash); `rulings build` writes it again")
 # Row bytes (JSON) written to a batch's files between two loads into the database: about 11 MB of pages.
 FLUSH_BYTES = 32 * 1024 * 1024
 
@@ -140,15 +144,19 @@ def _guarded(error: type[RulingsError], source_id: str | None, place: str, stage
         raise error(f"unexpected {type(exc).__name__}: {exc}", source_id=source_id, place=place) from exc
 
 
-def _previous_page(db_path: Path, source: Source) -> PageResult | None:
-    """The records and snapshot an earlier build stored for ``source``, if any:
-    a page that fails now keeps what earlier runs stored."""
-    if not db_path.is_file():
+def _previous_page(db_path: Path | None, source: Source, warnings: list[str]) -> PageResult | None:
+    """The records and snapshot an earlier build stored for ``source``, if any
+    (``db_path`` None: no usable earlier database, :func:`previous_build`):
+    a page that fails now keeps what earlier runs stored. A warning in
+    ``warnings`` when they cannot be read."""
+    if db_path is None:
         return None
     try:
         snapshot = read_snapshot_infos(db_path).get(source.id)
         records = read_records(db_path, [source.id])
-    except Exception:  # an unreadable old database keeps nothing, it never stops the build
+    except Exception as exc:  # a damaged old database keeps nothing, it never stops the build
+        warnings.append(f"{source.id}: the previous build's records cannot be read, none kept: "
+                        f"{exc.problem if isinstance(exc, UnusableDatabase) else one_line(exc)}")
         return None
     if snapshot is None or not records:
         return None
@@ -170,6 +178,7 @@ class PageOutcome:
     rows: dict[str, bytes] = field(default_factory=dict)
     compile_records: bytes = b""
     counts: Counter = field(default_factory=Counter)
+    sections: dict[str, int] = field(default_factory=dict)  # statements per section: section_statements
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
 
@@ -223,6 +232,7 @@ def _read_page(source: Source, max_page_bytes: int) -> PageOutcome:
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         outcome.rows = page_rows(page.records, page.snapshot.content_hash, source, outcome.counts)
+        outcome.sections = section_statements(page.records)
     except Exception as exc:  # a bug, a value JSON cannot hold: this page fails, the others go on
         outcome.error = str(LoadError(f"making the page's rows: {type(exc).__name__}: {exc}", source_id=source.id,
                                       place=source.path))
@@ -335,20 +345,24 @@ def _worker_init(parent: int, interval: float = 0.5) -> None:
 
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
           progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5) -> BuildResult:
+          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5, wait: bool = False) -> BuildResult:
     """Build the database and the engine from every page of ``corpus_dir``.
 
     ``progress`` is called with each source id as its page is done;
     ``workers`` is the number of processes for the pages (default:
     :func:`default_workers`). The build holds ``<db>.lock`` (``locked``: the
-    caller, a refresh, already does) and first removes what killed builds
-    left beside the database. ``max_shrink``: a page that now gives fewer
+    caller, a refresh, already does; ``wait``: wait for another writer to
+    release it) and first removes what killed builds left beside the
+    database. The database it replaces is read only when it is a rulings
+    database of this schema (:func:`previous_build`: a damaged one or one
+    of another version is replaced with a warning, a DuckDB database that
+    rulings did not write is refused). ``max_shrink``: a page that now gives fewer
     records, statements or dated rulings than ``1 - max_shrink`` of what the
     previous database holds for it (a markup change?) keeps its previous
     records, with a warning; 1.0 accepts any page. Page errors are collected
     in ``BuildResult.errors``. Raises CorpusError when the manifest itself is
     unusable, UsageError when the outputs overlap, BusyError when another
-    build or refresh holds the lock, LoadError or GenerateError (naming the
+    writer holds the lock, LoadError or GenerateError (naming the
     folder) when an output folder cannot be written, LoadError when a worker
     process dies; the previous database and engine are then left as they were.
     """
@@ -360,7 +374,7 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
                           place=str(Path(corpus_dir) / "manifest.tsv"))
     _check_writable(db_path.parent, LoadError)
     _check_writable(engine_out.parent, GenerateError)
-    with nullcontext() if locked else database_lock(db_path):
+    with nullcontext() if locked else database_lock(db_path, wait):
         clean_leftovers(db_path)
         return _build_locked(corpus_dir, sources, db_path, engine_out, progress, max_page_bytes, workers, max_shrink)
 
@@ -372,8 +386,8 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     started = utc_now()
     result.sources = len(sources)
     result.workers = default_workers(len(sources)) if workers is None else max(1, workers)
-    previous = previous_counts(db_path)
-    before = previous_rules(db_path)
+    previous = previous_build(db_path)
+    result.warnings.extend([previous.warning] if previous.warning else [])
     with DatabaseWriter(db_path) as writer:
         snapshots, packed, counts = [], [], Counter()
         for outcome in _outcomes(sources, max_page_bytes, result.workers):
@@ -383,12 +397,13 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             for stage, seconds in outcome.timings.items():
                 result.timings[stage] += seconds
                 result.cpu[stage] += outcome.cpu[stage]
-            shrunk = None if outcome.error else _shrinkage(outcome, previous.get(source.id), max_shrink)
+            shrunk = None if outcome.error else _shrinkage(outcome, previous.counts.get(source.id),
+                                                                 previous.sections.get(source.id), max_shrink)
             kept = False
             if outcome.error or shrunk:
                 if outcome.error:
                     result.errors.append(outcome.error)
-                kept = _keep_previous(outcome, db_path, result.warnings, shrunk)
+                kept = _keep_previous(outcome, previous.path, result.warnings, shrunk)
                 if not kept and outcome.error:
                     continue
             if not kept:
@@ -403,21 +418,27 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
             if batch_bytes >= FLUSH_BYTES:  # load while the workers go on
                 _timed(result, "load", writer.insert_batch)
         _timed(result, "load", writer.insert_batch)
-        _finish(result, corpus_dir, sources, snapshots, packed, writer, started, before)
+        _finish(result, corpus_dir, sources, snapshots, packed, writer, started, previous.rules)
     result.records, result.dated_records = counts["records"], counts["dated_records"]
     result.card_mentions, result.linked_mentions = counts["card_mentions"], counts["linked_mentions"]
     result.statements = counts["statements"]
     return result
 
 
-def _shrinkage(outcome: PageOutcome, before: dict | None, max_shrink: float) -> str | None:
+def _shrinkage(outcome: PageOutcome, before: dict | None, sections_before: dict | None,
+               max_shrink: float) -> str | None:
     """Why a page that read cleanly looks broken against what the previous
-    database holds for it (:func:`pipeline.records.shrinkage`), or None."""
+    database holds for it: the whole page (:func:`pipeline.records.shrinkage`),
+    then its sections' statements (:func:`pipeline.records.section_shrinkage`);
+    or None."""
     change = shrinkage(before or {}, outcome.counts, max_shrink)
-    if change is None:
-        return None
-    return (f"gives {change.after} {change.label} where the previous build stored {change.before} "
-            f"({change.bound(max_shrink)}: a markup change?)")
+    if change is not None:
+        return (f"gives {change.after} {change.label} where the previous build stored {change.before} "
+                f"({change.bound(max_shrink)}: a markup change?)")
+    lost = section_shrinkage(sections_before or {}, outcome.sections, max_shrink)
+    if lost is not None:
+        return f"gives {lost.describe(max_shrink)} against the previous build (a markup change?)"
+    return None
 
 
 def _check_writable(folder: Path, error: type[RulingsError]) -> None:
@@ -432,11 +453,11 @@ def _check_writable(folder: Path, error: type[RulingsError]) -> None:
         raise error(f"cannot write in this folder: {exc.strerror or exc}", place=str(folder)) from None
 
 
-def _keep_previous(outcome: PageOutcome, db_path: Path, warnings: list[str], shrunk: str | None = None) -> bool:
+def _keep_previous(outcome: PageOutcome, db_path: Path | None, warnings: list[str], shrunk: str | None = None) -> bool:
     """Give a failed (or ``shrunk``) page's outcome the records an earlier
     build stored for it (rows, compile records, snapshot); False when there
     are none."""
-    kept = _previous_page(db_path, outcome.source)
+    kept = _previous_page(db_path, outcome.source, warnings)
     if kept is None:
         return False
     why = f"{shrunk}; " if shrunk else ""
@@ -491,13 +512,13 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     t2, c2 = time.perf_counter(), time.process_time()
     result.timings["generate"] += t2 - t1
     result.cpu["generate"] += c2 - c1
-    try:
+    try:  # the engine is renamed right after the database, a stop signal waiting for both
         result.warnings.extend(writer.commit(BuildData(sources, snapshots, [], rules, procedural, run, info,
-                                                       result.rule_changes)))
+                                                       result.rule_changes),
+                                             then=lambda: commit_engines(staged, ENGINE_AFTER_DATABASE)))
     except BaseException:
         discard_engines(staged)
         raise
-    commit_engines(staged)
     result.timings["load"] += time.perf_counter() - t2
     result.cpu["load"] += time.process_time() - c2
     result.rules_by_verdict = dict(Counter(r.verdict for r in rules))

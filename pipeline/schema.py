@@ -522,7 +522,9 @@ def markers() -> dict:
     make a date one the text refers to (``date_reference_before``: 详见,
     参照; ``date_reference_after``: 的), and ``archetype_suffixes`` (the kind
     words after a 「name」 that make it an archetype: 怪兽, 卡, S怪兽) and
-    ``term_quote_patterns`` (「」 quotes of game terms, not cards: 「攻击力·守备力」, 「○○」)."""
+    ``term_quote_patterns`` (game terms, not cards, in any quote marks:
+    「攻击力·守备力」, 『永续魔法』, “战斗阶段”; matched against the quoted
+    name's key, ignoring case)."""
     data = _json("markers.json")
     check = _Checker("markers.json")
     for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "answered_suffixes",
@@ -563,6 +565,34 @@ def tsv_rows(name: str, required: tuple[str, ...]) -> list[dict[str, str]]:
     return [dict(zip(header, (line.split("\t") + [""] * len(header))[:len(header)])) for line in lines[1:]]
 
 
+# The OpenCC configs pipeline.chinese converts with: running text (tw2sp, hk2s, t2s), card names (tw2s).
+OPENCC_CONFIGS = ("tw2sp", "tw2s", "hk2s", "t2s")
+
+
+@lru_cache(maxsize=1)
+def opencc_fix_rows() -> tuple[dict[str, str], ...]:
+    """``schema/opencc_fixes.tsv``, checked: each row's ``configs`` (comma-separated)
+    are configs of :data:`OPENCC_CONFIGS`, ``written`` and ``simplified`` are
+    not empty, and no two rows give one written form of one config two
+    corrections. SchemaError names the row (``row 3``, counted from the header)."""
+    rows = tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS)
+    check = _Checker("opencc_fixes.tsv")
+    seen: dict[tuple[str, str], str] = {}
+    for i, row in enumerate(rows, start=1):
+        configs = [c.strip() for c in row["configs"].split(",")]
+        unknown = [c for c in configs if c not in OPENCC_CONFIGS]
+        if unknown:
+            check.fail(f"row {i}", f"names unknown OpenCC configs {unknown} (known: {', '.join(OPENCC_CONFIGS)})")
+        if not row["written"].strip() or not row["simplified"].strip():
+            check.fail(f"row {i}", "has an empty written or simplified form")
+        for config in configs:
+            known = seen.setdefault((config, row["written"]), row["simplified"])
+            if known != row["simplified"]:
+                check.fail(f"row {i}", f"corrects {row['written']!r} for {config} a second way "
+                                       f"({row['simplified']!r}, before: {known!r})")
+    return tuple(rows)
+
+
 @lru_cache(maxsize=1)
 def channel_labels() -> dict[str, str]:
     """``schema/channels.tsv``: the yearly logs' block labels (``邮件：``),
@@ -595,4 +625,4 @@ def check_all() -> None:
     vocabulary(), retention_terms(), retention_terms_en(), procedural_rules(), markers(), channel_labels()
     rulesets()
     mediawiki_sites(), ddl(), scenario_format()
-    tsv_rows("opencc_fixes.tsv", OPENCC_FIX_COLUMNS), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)
+    opencc_fix_rows(), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)

@@ -99,7 +99,7 @@ def test_a_batch_of_page_rows_and_streamed_rows_load_the_same_values(tmp_path):
     in_batch = [row(i, t, ["a", 'b "c"'] if i % 2 else None) for i, t in enumerate(texts)]
     streamed = [row(i + 10, t, ["ｘ"] if i % 2 else None) for i, t in enumerate(texts)]
     with DatabaseWriter(tmp_path / "r.duckdb") as writer:
-        work = Path(writer._workdir.name)
+        work = Path(writer._workdir)
         # four pages, one of them without rows, in two batches
         for rows in (in_batch[:1], [], in_batch[1:3]):
             writer.add_rows({"records": json_array(rows)})
@@ -138,7 +138,7 @@ def test_a_batch_that_cannot_be_written_stops_with_a_load_error(tmp_path):
     batch = RowBatch(tmp_path / "gone")  # the folder was removed: open() fails as on a full disk
     with pytest.raises(LoadError, match=r"table records: cannot write the batch of rows: No such file") as err:
         batch.add({"records": json_array([{"record_id": "r1"}])})
-    assert err.value.place == str(tmp_path / "gone")
+    assert err.value.place == str(tmp_path / "gone" / "records.json")  # the file it could not write
 
 
 class _FullDisk:
