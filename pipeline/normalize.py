@@ -302,10 +302,13 @@ class Page:
 BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
-def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tuple[str, list[str]]:
+def decode_page(data: bytes, source_id: str, declared: str | None = None, *, language: str = "", script: str = "",
+                region: str = "") -> tuple[str, list[str]]:
     """Bytes -> (text, warnings): BOM, valid UTF-8, else the best of the
-    declared charset (HTTP header ``declared`` or ``<meta charset>``), GB18030
-    and Big5 (:func:`pipeline.encoding.decode_bytes`). A wrong declaration is
+    declared charset (HTTP header ``declared`` or ``<meta charset>``) and the
+    encodings of the page's ``language``, ``script`` and ``region``
+    (windows-1252 for English; GB18030 and Big5 for Chinese:
+    :func:`pipeline.encoding.decode_bytes`). A wrong declaration is
     detected, not trusted; undecodable bytes are replaced and reported with
     their byte offsets (the page is still processed).
 
@@ -323,7 +326,7 @@ def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tup
             first = BINARY_BYTES.search(head).start()
             raise NormalizeError("page looks binary (control bytes such as NUL), not text", source_id=source_id,
                                  place=f"byte {first}")
-    decoded = decode_bytes(data, source_id, declared)
+    decoded = decode_bytes(data, source_id, declared, language=language, script=script, region=region)
     return decoded.text, decoded.warnings
 
 
@@ -1181,7 +1184,8 @@ def normalize_text(text: str, source: Source) -> Page:
 
 def normalize(data: bytes, source: Source, declared_charset: str | None = None) -> Page:
     """Page bytes -> :class:`Page`; dispatches on ``source.format``."""
-    text, warnings = decode_page(data, source.id, declared_charset)
+    text, warnings = decode_page(data, source.id, declared_charset, language=source.language, script=source.script,
+                                 region=source.region)
     control = CONTROL_CHARS.search(text) if has_control_chars(text) else None
     if control:
         count = len(CONTROL_CHARS.findall(text))
