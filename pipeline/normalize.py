@@ -482,20 +482,26 @@ def _collapse(text: str) -> str:
 
 # Format characters that draw nothing (zero-width space and joiners, word joiner, BOM, soft hyphen,
 # bidirectional marks and embeddings): removed, so they never split a card name or a date.
-INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+INVISIBLE_CHARS = "\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
+# What clean_text removes: the invisible characters, and the control characters normalize removes from
+# the raw page (CONTROL_CHARS) when a character reference or an entity gave them after the raw text was
+# cleaned (&#x1b; &#27 &#x7f; &#x81;: libxml2 decodes them to the raw characters).
+UNWANTED = re.compile(f"[{INVISIBLE_CHARS}\x00-\x08\x0e-\x1f\x7f-\x9f]")
 ENTITY = re.compile(r"&(?:[a-zA-Z][a-zA-Z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 
 
 def clean_text(text: str) -> str:
     """Text as a reader sees it: HTML entities still in it after parsing (a
     page that escaped them twice: ``&amp;amp;`` -> ``&amp;`` -> ``&``) decoded,
-    invisible format characters removed."""
+    invisible format characters and control characters (:data:`UNWANTED`,
+    the same C0 and C1 controls normalize removes from the raw page) removed."""
     if "&" in text:
         for _ in range(3):  # each pass undoes one level of escaping
             if not ENTITY.search(text):
                 break
             text = html.unescape(text)
-    return INVISIBLE.sub("", text) if INVISIBLE.search(text) else text
+    return UNWANTED.sub("", text) if UNWANTED.search(text) else text
 
 
 class _LineBuilder:
@@ -605,7 +611,7 @@ class _LineBuilder:
                 if read and is_link and self.pos > start:
                     href = el.get("href")
                     if href:
-                        self.links.append(Link(start, self.pos, href))
+                        self.links.append(Link(start, self.pos, clean_href(href)))
                 if el is element:
                     break
                 tail = el.tail
@@ -630,7 +636,7 @@ class _LineBuilder:
         self.text(text, strike)
         href = element.get("href")
         if href and self.pos > start:
-            self.links.append(Link(start, self.pos, href))
+            self.links.append(Link(start, self.pos, clean_href(href)))
 
     def line(self) -> Line:
         raw = "".join(self.parts)
@@ -954,16 +960,34 @@ def _own_rows(table):
 
 
 def _clean_page(content) -> bool:
-    """Whether the text of ``content`` holds no invisible character: then
-    :func:`clean_text` changes none of its pieces that hold no ``&`` (an
-    entity left by a page that escaped twice), and is skipped for those.
-    One serialization in C per page, against a regex search per text piece
-    (a yearly log that writes "Q&A" once still skips it for its other
-    pieces). It includes text the walk drops (chrome, scripts): that can
-    only make a page take the general path, never skip a piece that needed
-    cleaning."""
+    """Whether the text of ``content`` holds no character :func:`clean_text`
+    removes (:data:`UNWANTED`): then it changes none of its pieces that hold
+    no ``&`` (an entity left by a page that escaped twice), and is skipped
+    for those. One serialization in C per page, against a regex search per
+    text piece (a yearly log that writes "Q&A" once still skips it for its
+    other pieces). It includes text the walk drops (chrome, scripts): that
+    can only make a page take the general path, never skip a piece that
+    needed cleaning."""
     text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
-    return not INVISIBLE.search(text)
+    return not (INVISIBLE.search(text) or has_control_chars(text))  # as UNWANTED.search, a byte scan for controls
+
+
+def _reference_controls(content) -> str | None:
+    """A warning counting the control characters in the text of ``content``
+    (character references gave them: the raw ones are gone before the parse,
+    :func:`normalize`), or None when there are none."""
+    text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
+    if not has_control_chars(text):
+        return None
+    controls = CONTROL_CHARS.findall(text)
+    return (f"{len(controls)} control characters written as character references removed, the first "
+            f"U+{ord(controls[0]):04X}")
+
+
+def clean_href(href: str) -> str:
+    """A link target without the characters :func:`clean_text` removes
+    (``href="x&#x1b;[31m"``: libxml2 decodes references in attributes too)."""
+    return UNWANTED.sub("", href) if UNWANTED.search(href) else href
 
 
 def _content_element(root):
@@ -1082,7 +1106,11 @@ def normalize_html(text: str, source: Source) -> Page:
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
     footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
                              if el.get("id") and _is_footnote(el, _classes(el)))
-    walker = _HtmlWalker(footnote_ids, _clean_page(content), source.language)
+    clean = _clean_page(content)
+    references = None if clean else _reference_controls(content)
+    if references:
+        warnings.append(f"{source.id}: {references}")
+    walker = _HtmlWalker(footnote_ids, clean, source.language)
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")
