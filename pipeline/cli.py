@@ -35,6 +35,7 @@ from .export import FORMATS as EXPORT_FORMATS
 from .export import export
 from .schema import scenario_format, scenario_schema
 from .terminal import json_safe, terminal_safe
+from .userfiles import read_user_file
 from .schema import vocabulary as schema_vocabulary
 from .run import build as run_build
 
@@ -390,9 +391,9 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: boo
 # --------------------------------------------------------------------------- evaluate
 
 @main.command()
-@click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--gold", "gold_path", type=click.Path(path_type=Path),
               help="CSV with columns info_kind,event,verdict,dates: the rules table's verdicts.")
-@click.option("--statements", "statements_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--statements", "statements_path", type=click.Path(path_type=Path),
               help="Ruling-level gold (JSON Lines, the format of tests/gold/statements_public.jsonl): the "
                    "statements of each ruling.")
 @click.option("--min", "minimum", type=click.IntRange(min=0), default=None,
@@ -475,7 +476,7 @@ def load_engine(path: Path):
 
 
 @main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @ENGINE_OPTION
 @JSON_OPTION
 @_exit_codes
@@ -485,9 +486,11 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     Each answer is true, false or "unknown", with the rules and ruling records
     (ids, dates, sources) behind it. Malformed scenarios are reported with
     their id and field and make the exit code 2; the others are answered.
+    Scenarios that share an id are all refused, naming their positions.
+    FILE must be a regular file (a FIFO or a device is refused, exit 2).
     """
     try:
-        data = json.loads(file.read_text(encoding="utf-8-sig"))
+        data = json.loads(read_user_file(file, "FILE").decode("utf-8-sig"))
     except RecursionError:
         _fail(f"{file}: not JSON this engine reads: nested too deeply", 2)
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and a number over Python's digit limit

@@ -28,6 +28,7 @@ import duckdb
 from .errors import LoadError, UsageError
 from .load import columns
 from .queries import connect
+from .userfiles import read_user_file
 
 FORMATS = {"parquet": ("parquet", "(FORMAT parquet, COMPRESSION zstd)"),
            "csv": ("csv", "(FORMAT csv, HEADER true)"),
@@ -59,9 +60,10 @@ def _earlier_files(target: Path) -> list[Path] | None:
     or None when there is no such manifest (a file of that name that is not
     an export's manifest does not count)."""
     try:
-        manifest = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
+        # a regular file only: a FIFO of that name would block the export forever
+        manifest = json.loads(read_user_file(target / MANIFEST, "DIR").decode("utf-8"))
         listed = [entry["file"] for entry in manifest["tables"].values()] if "format" in manifest else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (UsageError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if listed is None or not all(isinstance(f, str) and f == Path(f).name for f in listed):
         return None
