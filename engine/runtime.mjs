@@ -12,7 +12,7 @@
 //   retains(infoKind, event)  -> {info_kind, event, verdict, condition, latest_date,
 //                                 changed_on, dates, record_ids, conflicts, record_dates}
 //   answer(scenario)          -> {id, answer: true | false | "unknown", because: [...]}
-//   answer_all(scenarios)     -> answers; a malformed scenario gives {id, error, field}
+//   answer_all(scenarios)     -> answers; a malformed scenario, or one whose id another shares, gives {id, error, field}
 //   citation(recordId)        -> {id, source, url, licence, section, dates, text}
 //   validate(scenario)        -> throws ScenarioError {scenario_id, field}
 

@@ -27,8 +27,9 @@ Public API of the generated module:
   ``{"id", "answer", "because"}`` where ``answer`` is True, False or
   ``"unknown"``. Raises ``ScenarioError`` (a ``ValueError``) naming the
   scenario id and the field when the scenario is malformed.
-* ``answer_all(scenarios) -> list``: each scenario answered; a malformed one
-  yields ``{"id", "error"}`` and the others are still answered.
+* ``answer_all(scenarios) -> list``: each scenario answered; a malformed one,
+  and each of two or more sharing an id, yields ``{"id", "error", "field"}``
+  and the others are still answered.
 * ``citation(record_id) -> dict``: a record's source, URL, section, dates, text.
 """
 
