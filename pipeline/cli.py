@@ -35,7 +35,7 @@ from .export import FORMATS as EXPORT_FORMATS
 from .export import export
 from .schema import scenario_format, scenario_schema
 from .terminal import json_safe, terminal_safe
-from .userfiles import read_user_file
+from .userfiles import read_user_file, require_regular_file
 from .schema import vocabulary as schema_vocabulary
 from .run import build as run_build
 
@@ -459,7 +459,8 @@ def _evaluate_statements(path: Path, db_path: Path, as_json: bool) -> None:
 def load_engine(path: Path):
     """Import the generated engine module from ``path``; UsageError when
     there is none or the file is not one (its header carries no rules hash:
-    it is never run)."""
+    it is never run; a FIFO or device is never opened)."""
+    require_regular_file(path, "--engine-out")
     if not Path(path).is_file():
         raise UsageError(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
     if engine_rules_hash(path) is None:

@@ -27,6 +27,18 @@ def _not_regular(path: Path, mode: int, place: str) -> UsageError:
     return UsageError(f"{path} is {kind}, not a regular file", place=place)
 
 
+def require_regular_file(path: Path | str, place: str) -> None:
+    """UsageError (as :func:`read_user_file` gives it) when something other
+    than a regular file is at ``path``; nothing when it is one or there is
+    nothing there (the caller says what is missing)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if not stat.S_ISREG(mode):
+        raise _not_regular(Path(path), mode, place)
+
+
 def read_user_file(path: Path | str, place: str) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed).
 
