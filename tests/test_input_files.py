@@ -209,6 +209,7 @@ def referenced(tmp_path_factory):
     """A build of an HTML page and a text page whose rulings, heading and link hold control character references."""
     tmp = tmp_path_factory.mktemp("refs")
     html = (GOOD_HTML.replace("指示物全部消失", f"指示物{REFS}全部消失")
+            .replace("</main>", f"<p>「月之书」的效果{REFS}发动。</p><p>放置指示物的卡变成里侧后，指示物全部消失。&#x1b;[0m</p></main>")
             .replace("<h2>指示物</h2>", "<h2>指示&#x1b;[1m物</h2>")
             .replace("<p>里侧的卡片是非公开情报。", '<p><a href="https://x.org/&#x1b;[31m&#127;">里侧</a>的卡片是非公开情报。'))
     text = f"Battle Position\n\nA monster's battle position {REFS} can be changed once per turn. &amp;#27;x\n"
@@ -230,10 +231,26 @@ def test_control_characters_from_references_are_removed_like_raw_ones(referenced
         "FROM card_mentions UNION ALL SELECT coalesce(faq_url, '') FROM record_dates").fetchall()]
     con.close()
     assert f"放置指示物的卡变成里侧或被一时除外后，指示物{REFS_READ}全部消失。17/3/24" in rows.values()
+    assert f"「月之书」的效果{REFS_READ}发动。" in rows.values()
     assert f"A monster's battle position {REFS_READ} can be changed once per turn. x" in rows.values()
     assert "里侧·一时除外 / 指示[1m物" in sections
     assert not any(CONTROL_CHARS.search(v) for v in stored)
-    assert "ref-page: 6 control characters written as character references removed, the first U+001B" in result.warnings
+    assert "ref-page: 12 control characters written as character references removed, the first U+001B" in result.warnings
+
+
+def test_the_commands_print_the_referenced_page_without_control_characters(referenced):
+    _, db = referenced
+    con = duckdb.connect(str(db), read_only=True)
+    records = [r for (r,) in con.execute("SELECT record_id FROM records ORDER BY ALL").fetchall()]
+    rule = con.execute("SELECT info_kind, event FROM rules WHERE len(record_ids) > 0 ORDER BY ALL LIMIT 1").fetchone()
+    con.close()
+    commands = [["show", r] for r in records] + [["sql", "SELECT * FROM records"], ["card", "月之书"],
+                                                 ["changes", "--since", "0"], ["ask", *rule]]
+    for args in commands:
+        out = run(*args, "--db", db)
+        assert out.exit_code == 0, (args, out.output)
+        assert not any(UNSAFE.search(line) for line in out.output.split("\n")), (args, out.output)
+    assert REFS_READ in run("card", "月之书", "--db", db).output
 
 
 def test_a_link_target_loses_control_characters_from_references():
