@@ -209,7 +209,8 @@ def referenced(tmp_path_factory):
     """A build of an HTML page and a text page whose rulings, heading and link hold control character references."""
     tmp = tmp_path_factory.mktemp("refs")
     html = (GOOD_HTML.replace("指示物全部消失", f"指示物{REFS}全部消失")
-            .replace("</main>", f"<p>「月之书」的效果{REFS}发动。</p><p>放置指示物的卡变成里侧后，指示物全部消失。&#x1b;[0m</p></main>")
+            .replace("</main>", f'<p><a href="https://x.org/card&#x1b;[31m&#127;&#x8d;?id=1">「月之书」</a>的效果{REFS}'
+                                '发动。</p><p>放置指示物的卡变成里侧后，指示物全部消失。&#x1b;[0m</p></main>')
             .replace("<h2>指示物</h2>", "<h2>指示&#x1b;[1m物</h2>")
             .replace("<p>里侧的卡片是非公开情报。", '<p><a href="https://x.org/&#x1b;[31m&#127;">里侧</a>的卡片是非公开情报。'))
     text = f"Battle Position\n\nA monster's battle position {REFS} can be changed once per turn. &amp;#27;x\n"
@@ -234,6 +235,7 @@ def test_control_characters_from_references_are_removed_like_raw_ones(referenced
     assert f"「月之书」的效果{REFS_READ}发动。" in rows.values()
     assert f"A monster's battle position {REFS_READ} can be changed once per turn. x" in rows.values()
     assert "里侧·一时除外 / 指示[1m物" in sections
+    assert "https://x.org/card[31m?id=1" in stored  # the card link's target
     assert not any(CONTROL_CHARS.search(v) for v in stored)
     assert "ref-page: 12 control characters written as character references removed, the first U+001B" in result.warnings
 
