@@ -13,7 +13,7 @@
 //                                 changed_on, dates, record_ids, conflicts, record_dates,
 //                                 disputed_by, cases}
 //   answer(scenario)          -> {id, answer: true | false | "unknown", because: [...]}
-//   answer_all(scenarios)     -> answers; a malformed scenario gives {id, error, field}
+//   answer_all(scenarios)     -> answers; a malformed scenario, or one whose id another shares, gives {id, error, field}
 //   citation(recordId)        -> {id, source, url, licence, section, dates, text}
 //   validate(scenario)        -> throws ScenarioError {scenario_id, field}
 
@@ -203,10 +203,31 @@ function checkFields(sid, where, obj, fields, key) {
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Throw ScenarioError naming the scenario id and field if the scenario is malformed. */
+// Code points a scenario id may not hold (the "id" pattern of schema/scenario.schema.json): C0 and C1
+// controls, DEL, bidi marks, embeddings, overrides and isolates, line and paragraph separators. An id is
+// printed back with its answer: it must not act on a terminal or forge a line.
+const ID_FORBIDDEN = [[0x00, 0x1f], [0x7f, 0x9f], [0x61c, 0x61c], [0x200e, 0x200f], [0x2028, 0x202e], [0x2066, 0x2069]];
+
+// [index, code point] of the first character of sid in ID_FORBIDDEN, or null (a surrogate pair is one character).
+function forbiddenInId(sid) {
+  let i = 0;
+  for (const ch of sid) {
+    const code = ch.codePointAt(0);
+    if (ID_FORBIDDEN.some(([low, high]) => low <= code && code <= high)) return [i, code];
+    i += 1;
+  }
+  return null;
+}
+
 export function validate(scenario) {
   if (!isObject(scenario)) throw new ScenarioError("?", "(scenario)", "a scenario is a JSON object");
   const sid = scenario.id;
   if (typeof sid !== "string" || !sid) throw new ScenarioError("?", "id", "missing or not a string");
+  const bad = forbiddenInId(sid);
+  if (bad) {
+    const hex = bad[1].toString(16).toUpperCase().padStart(4, "0");
+    throw new ScenarioError("?", "id", `character ${bad[0]} is U+${hex}: an id may not hold control, bidi or line-separator characters`);
+  }
   const events = scenario.events;
   if (!Array.isArray(events)) throw new ScenarioError(sid, "events", "missing or not a list");
   let lastTurn = 0;
@@ -499,8 +520,19 @@ export function answer(scenario) {
 /** Answer a list of scenarios; a malformed one gives {id, error, field}. */
 export function answer_all(scenarios) {
   if (!Array.isArray(scenarios)) throw new TypeError(`answer_all takes a list of scenarios, not ${typeof scenarios}`);
+  // Two or more scenarios with the same id: each is refused, naming their positions.
+  const positions = new Map();
+  scenarios.forEach((scenario, i) => {
+    const sid = isObject(scenario) ? scenario.id : undefined;
+    if (typeof sid === "string") positions.set(sid, [...(positions.get(sid) || []), i]);
+  });
   return scenarios.map((scenario) => {
     try {
+      validate(scenario);
+      const same = positions.get(scenario.id);
+      if (same.length > 1) {
+        throw new ScenarioError(scenario.id, "id", `scenarios ${same.map((i) => `[${i}]`).join(", ")} have the same id; ids must be unique`);
+      }
       return answer(scenario);
     } catch (exc) {
       if (!(exc instanceof ScenarioError)) throw exc;

@@ -27,8 +27,9 @@ Public API of the generated module:
   ``{"id", "answer", "because"}`` where ``answer`` is True, False or
   ``"unknown"``. Raises ``ScenarioError`` (a ``ValueError``) naming the
   scenario id and the field when the scenario is malformed.
-* ``answer_all(scenarios) -> list``: each scenario answered; a malformed one
-  yields ``{"id", "error"}`` and the others are still answered.
+* ``answer_all(scenarios) -> list``: each scenario answered; a malformed one,
+  and each of two or more sharing an id, yields ``{"id", "error", "field"}``
+  and the others are still answered.
 * ``citation(record_id) -> dict``: a record's source, URL, section, dates, text.
 """
 
@@ -228,16 +229,39 @@ def _check_fields(sid, where, obj, fields, key):
             _check_choice(sid, f"{where}.{field}", value, allowed)
 
 
+# Code points a scenario id may not hold (the "id" pattern of schema/scenario.schema.json): C0 and C1
+# controls, DEL, bidi marks, embeddings, overrides and isolates, line and paragraph separators. An id is
+# printed back with its answer: it must not act on a terminal or forge a line.
+_ID_FORBIDDEN = ((0x00, 0x1F), (0x7F, 0x9F), (0x61C, 0x61C), (0x200E, 0x200F), (0x2028, 0x202E), (0x2066, 0x2069))
+
+
+def _forbidden_in_id(sid):
+    """(index, code point) of the first character of ``sid`` in _ID_FORBIDDEN, or None."""
+    if sid.isascii() and sid.isprintable():
+        return None
+    for i, ch in enumerate(sid):
+        code = ord(ch)
+        for low, high in _ID_FORBIDDEN:
+            if low <= code <= high:
+                return i, code
+    return None
+
+
 def validate(scenario):
     """Raise ScenarioError naming the scenario id and field if ``scenario``
     does not follow the scenario format (``SCENARIO_EVENTS`` and
-    ``SCENARIO_QUESTIONS``, from schema/scenario.schema.json), or if its
-    turns go backwards."""
+    ``SCENARIO_QUESTIONS``, from schema/scenario.schema.json), if its id
+    holds a character of ``_ID_FORBIDDEN`` (then the error's id is ``?``:
+    the id is not echoed), or if its turns go backwards."""
     if not isinstance(scenario, dict):
         raise ScenarioError("?", "(scenario)", "a scenario is a JSON object")
     sid = scenario.get("id")
     if not isinstance(sid, str) or not sid:
         raise ScenarioError("?", "id", "missing or not a string")
+    bad = _forbidden_in_id(sid)
+    if bad:
+        raise ScenarioError("?", "id", f"character {bad[0]} is U+{bad[1]:04X}: an id may not hold control, "
+                                       "bidi or line-separator characters")
     events = scenario.get("events")
     if not isinstance(events, list):
         raise ScenarioError(sid, "events", "missing or not a list")
@@ -561,12 +585,24 @@ def answer(scenario):
 
 def answer_all(scenarios):
     """Answer a list of scenarios; a malformed one gives ``{"id", "error",
-    "field"}``. TypeError when ``scenarios`` is not a list."""
+    "field"}``, and so does each of two or more scenarios with the same id
+    (the error names their positions: neither answer could be told from the
+    other by its id). TypeError when ``scenarios`` is not a list."""
     if not isinstance(scenarios, (list, tuple)):
         raise TypeError(f"answer_all takes a list of scenarios, not {type(scenarios).__name__}")
+    positions = {}
+    for i, scenario in enumerate(scenarios):
+        sid = scenario.get("id") if isinstance(scenario, dict) else None
+        if isinstance(sid, str):
+            positions.setdefault(sid, []).append(i)
     out = []
     for scenario in scenarios:
         try:
+            validate(scenario)
+            same = positions[scenario["id"]]
+            if len(same) > 1:
+                raise ScenarioError(scenario["id"], "id", f"scenarios {', '.join(f'[{i}]' for i in same)} have "
+                                                          "the same id; ids must be unique")
             out.append(answer(scenario))
         except ScenarioError as exc:
             out.append({"id": exc.scenario_id, "error": str(exc), "field": exc.field})

@@ -35,6 +35,8 @@ from .report import write_report
 from .export import FORMATS as EXPORT_FORMATS
 from .export import export
 from .schema import scenario_format, scenario_schema
+from .terminal import json_safe, terminal_safe
+from .userfiles import read_user_file, require_regular_file
 from .schema import vocabulary as schema_vocabulary
 from .run import build as run_build
 
@@ -45,8 +47,16 @@ ENGINE_OPTION = click.option("--engine-out", "engine_path", type=click.Path(dir_
                              default=DEFAULT_ENGINE, show_default=True, help="Path of the generated engine module.")
 
 
+def _echo(line: str = "", err: bool = False) -> None:
+    """Print one line (stdout, or stderr with ``err``), made safe for a
+    terminal by :func:`~pipeline.terminal.terminal_safe`: every text line
+    the CLI prints goes through here (ruling text, scenario ids, file names
+    and queries may hold ESC, CR, a newline, bidi overrides)."""
+    click.echo(terminal_safe(line), err=err)
+
+
 def _fail(message: str, code: int = 1) -> None:
-    click.echo(f"Error: {message}", err=True)
+    _echo(f"Error: {message}", err=True)
     sys.exit(code)
 
 
@@ -97,7 +107,9 @@ def _exit_codes(command):
 
 
 def _echo_json(data) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    """Print ``data`` as JSON, with the characters JSON leaves raw that a
+    terminal acts on (C1 controls, bidi overrides) as ``\\u`` escapes."""
+    click.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -149,7 +161,7 @@ def _page_progress(total: int, quiet: bool):
         yield None
     elif sys.stderr.isatty():
         with click.progressbar(length=total, label="pages", file=sys.stderr, show_pos=True,
-                               item_show_func=lambda sid: sid) as bar:
+                               item_show_func=lambda sid: sid and terminal_safe(sid)) as bar:
             yield lambda source_id: bar.update(1, source_id)
     else:
         done = 0
@@ -157,7 +169,7 @@ def _page_progress(total: int, quiet: bool):
         def line(source_id: str) -> None:
             nonlocal done
             done += 1
-            click.echo(f"  [{done}/{total}] {source_id}", err=True)
+            _echo(f"  [{done}/{total}] {source_id}", err=True)
 
         yield line
 
@@ -200,19 +212,19 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
         _echo_json(summary)
     else:
         for warning in result.warnings:
-            click.echo(f"warning: {warning}", err=True)
+            _echo(f"warning: {warning}", err=True)
         for error in result.errors:
-            click.echo(f"error: {error}", err=True)
+            _echo(f"error: {error}", err=True)
         verdicts = ", ".join(f"{k} {v}" for k, v in summary["rules_by_verdict"].items())
-        click.echo(f"sources          {result.sources} ({result.pages_ok} built)")
-        click.echo(f"records          {result.records} ({result.dated_records} dated)")
-        click.echo(f"card mentions    {result.card_mentions} ({result.linked_mentions} linked to a passcode)")
-        click.echo(f"statements       {result.statements}")
-        click.echo(f"rules            {sum(result.rules_by_verdict.values())}: {verdicts}")
-        click.echo(f"procedural rules {result.procedural_rules}")
+        _echo(f"sources          {result.sources} ({result.pages_ok} built)")
+        _echo(f"records          {result.records} ({result.dated_records} dated)")
+        _echo(f"card mentions    {result.card_mentions} ({result.linked_mentions} linked to a passcode)")
+        _echo(f"statements       {result.statements}")
+        _echo(f"rules            {sum(result.rules_by_verdict.values())}: {verdicts}")
+        _echo(f"procedural rules {result.procedural_rules}")
         _echo_rule_changes(result.rule_changes)
-        click.echo(f"database         {result.db_path}")
-        click.echo(f"engine           {result.engine_path} (rules hash {result.rules_hash[:12]})")
+        _echo(f"database         {result.db_path}")
+        _echo(f"engine           {result.engine_path} (rules hash {result.rules_hash[:12]})")
     if result.errors:
         sys.exit(1)
 
@@ -221,12 +233,12 @@ def _echo_rule_changes(changes: list) -> None:
     """The summary's review lines: how many rules changed verdict or became
     disputed or settled against the database before, one line each."""
     if not changes:
-        click.echo("rule changes     0 (against the database before)")
+        _echo("rule changes     0 (against the database before)")
         return
-    click.echo(f"rule changes     {len(changes)} to review before publishing the engine "
+    _echo(f"rule changes     {len(changes)} to review before publishing the engine "
                "(rulings changes --rules):")
     for change in changes:
-        click.echo(f"  {change.change:<8} {change.describe()}")
+        _echo(f"  {change.change:<8} {change.describe()}")
 
 
 # --------------------------------------------------------------------------- ask
@@ -257,22 +269,22 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         line += f"; changed on {report['changed_on']}"
     if report["disputed_by"]:
         line += f"; disputed by {len(report['disputed_by'])} newer ruling(s) that did not change it"
-    click.echo(line)
+    _echo(line)
     for case in report["cases"]:
-        click.echo(f"  case: {case['en']} ({case['zh']}): {case['verdict']}; records {', '.join(case['record_ids'])}")
+        _echo(f"  case: {case['en']} ({case['zh']}): {case['verdict']}; records {', '.join(case['record_ids'])}")
     if report["verdict"] == "unknown":
-        click.echo("  the corpus has no ruling for this pair")
+        _echo("  the corpus has no ruling for this pair")
     for c in report["citations"]:
         dates = ", ".join(c["dates"]) or "undated"
         says = f"{c['verdict']} in case {' / '.join(c['cases'])}" if c["cases"] else c["verdict"]
-        click.echo(f"  [{c['role']}: {says}] {c['record_id']} {dates} ({c['source']})")
-        click.echo(f"      {c['text']}")
+        _echo(f"  [{c['role']}: {says}] {c['record_id']} {dates} ({c['source']})")
+        _echo(f"      {c['text']}")
     for conflict in report["conflicts"]:
         when = conflict["latest_date"] or "undated"
         disputing = [r for r in conflict["record_ids"] if r in report["disputed_by"]]
         why = ("newer, but neither a principle nor enough agreeing rulings to change it: disputed, for review"
                if disputing else "earlier or undated, the OCG's over another ruleset's, or less supported")
-        click.echo(f"  not followed: {conflict['verdict']} (latest {when}; {why}); "
+        _echo(f"  not followed: {conflict['verdict']} (latest {when}; {why}); "
                    f"records {', '.join(conflict['record_ids'])}")
 
 
@@ -315,15 +327,15 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     with database_lock(check_header(db_path), can_wait=False) if write else nullcontext():
         columns, rows = _run_sql(query, db_path, write, max_rows)
     if rows is None:
-        click.echo("ok")
+        _echo("ok")
         return
     more = len(rows) > max_rows
     rows = rows[:max_rows]
     if as_json:
-        click.echo(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows], ensure_ascii=False,
-                              indent=2, default=str, allow_nan=False))
+        click.echo(json_safe(json.dumps([dict(zip(columns, map(_json_value, row))) for row in rows],
+                                        ensure_ascii=False, indent=2, default=str, allow_nan=False)))
         if more:
-            click.echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
+            _echo(f"note: the first {max_rows} rows are shown (--max-rows)", err=True)
         return
     _print_table(columns, rows, max_rows, more)
 
@@ -343,7 +355,7 @@ def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[lis
             raise UsageError("no SQL statement given", place="QUERY")
         rel = con.sql(query)
         if len(statements) > 1:
-            click.echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
+            _echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
         if rel is None:
             return [], None
         return rel.columns, rel.limit(max_rows + 1).fetchall()
@@ -402,25 +414,26 @@ def _cell(value) -> str:
 def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: bool = False) -> None:
     """An aligned text table, cells cut at 80 columns (--json gives whole values)."""
     shown = rows[:max_rows]
-    cells = [[_cell(v).replace("\n", " ") for v in row] for row in shown]
+    columns = [terminal_safe(c) for c in columns]
+    cells = [[terminal_safe(_cell(v).replace("\n", " ")) for v in row] for row in shown]  # escaped before cut
     widths = [min(80, max([_width(c)] + [_width(r[i]) for r in cells])) for i, c in enumerate(columns)]
     fmt = lambda vals: " | ".join(_fit(v, w) for v, w in zip(vals, widths))  # noqa: E731
-    click.echo(fmt(columns))
-    click.echo("-+-".join("-" * w for w in widths))
+    _echo(fmt(columns))
+    _echo("-+-".join("-" * w for w in widths))
     for r in cells:
-        click.echo(fmt(r))
+        _echo(fmt(r))
     if more:
-        click.echo(f"(the first {len(shown)} rows; more not fetched (--max-rows))")
+        _echo(f"(the first {len(shown)} rows; more not fetched (--max-rows))")
     else:
-        click.echo(f"({len(rows)} row{'' if len(rows) == 1 else 's'})")
+        _echo(f"({len(rows)} row{'' if len(rows) == 1 else 's'})")
 
 
 # --------------------------------------------------------------------------- evaluate
 
 @main.command()
-@click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--gold", "gold_path", type=click.Path(path_type=Path),
               help="CSV with columns info_kind,event,verdict,dates: the rules table's verdicts.")
-@click.option("--statements", "statements_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--statements", "statements_path", type=click.Path(path_type=Path),
               help="Ruling-level gold (JSON Lines, the format of tests/gold/statements_public.jsonl): the "
                    "statements of each ruling.")
 @click.option("--min", "minimum", type=click.IntRange(min=0), default=None,
@@ -452,13 +465,13 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
         for r in rows:
             mark = "ok  " if r["correct"] else "MISS"
             cited = f"dates {len(r['dates_cited'])}/{len(r['dates_expected'])}" if r["dates_expected"] else ""
-            click.echo(f"{mark} {r['info_kind']:<30} {r['event']:<13} expected {r['expected']:<15} "
+            _echo(f"{mark} {r['info_kind']:<30} {r['event']:<13} expected {r['expected']:<15} "
                        f"got {r['got']:<15} {cited}")
     if not as_json:
-        click.echo(f"{correct}/{len(rows)} verdicts correct")
+        _echo(f"{correct}/{len(rows)} verdicts correct")
     needed = len(rows) if minimum is None else minimum
     if correct < needed:
-        click.echo(f"fewer verdicts correct than required: {correct} < {needed}"
+        _echo(f"fewer verdicts correct than required: {correct} < {needed}"
                    f"{'' if minimum is None else ' (--min)'}", err=True)
         sys.exit(1)
 
@@ -474,10 +487,10 @@ def _evaluate_statements(path: Path, db_path: Path, as_json: bool) -> None:
         what = [f"missing {'; '.join('/'.join(t) for t in miss['missing'])}" if miss["missing"] else "",
                 f"extra {'; '.join('/'.join(t) for t in miss['extra'])}" if miss["extra"] else "",
                 f"dates missing {', '.join(miss['dates_missing'])}" if miss["dates_missing"] else ""]
-        click.echo(f"MISS n={miss['n']} [{miss['section']}] {' | '.join(w for w in what if w)}")
-        click.echo(f"     {miss['text'][:100]}")
-    click.echo(f"dates {report['dates_ok']}/{report['dated_units']} units' own dates on their records")
-    click.echo(f"statements P={report['precision']:.2f} R={report['recall']:.2f} F1={report['f1']:.2f} "
+        _echo(f"MISS n={miss['n']} [{miss['section']}] {' | '.join(w for w in what if w)}")
+        _echo(f"     {miss['text'][:100]}")
+    _echo(f"dates {report['dates_ok']}/{report['dated_units']} units' own dates on their records")
+    _echo(f"statements P={report['precision']:.2f} R={report['recall']:.2f} F1={report['f1']:.2f} "
                f"({report['tp']}/{report['fp']}/{report['fn']})")
 
 
@@ -486,7 +499,8 @@ def _evaluate_statements(path: Path, db_path: Path, as_json: bool) -> None:
 def load_engine(path: Path):
     """Import the generated engine module from ``path``; UsageError when
     there is none or the file is not one (its header carries no rules hash:
-    it is never run)."""
+    it is never run; a FIFO or device is never opened)."""
+    require_regular_file(path, "--engine-out")
     if not Path(path).is_file():
         raise UsageError(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
     if engine_rules_hash(path) is None:
@@ -503,7 +517,7 @@ def load_engine(path: Path):
 
 
 @main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @ENGINE_OPTION
 @JSON_OPTION
 @_exit_codes
@@ -513,9 +527,11 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     Each answer is true, false or "unknown", with the rules and ruling records
     (ids, dates, sources) behind it. Malformed scenarios are reported with
     their id and field and make the exit code 2; the others are answered.
+    Scenarios that share an id are all refused, naming their positions.
+    FILE must be a regular file (a FIFO or a device is refused, exit 2).
     """
     try:
-        data = json.loads(file.read_text(encoding="utf-8-sig"))
+        data = json.loads(read_user_file(file, "FILE").decode("utf-8-sig"))
     except RecursionError:
         _fail(f"{file}: not JSON this engine reads: nested too deeply", 2)
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and a number over Python's digit limit
@@ -529,12 +545,12 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
         for res in results:
             if "error" in res:  # said once, on stderr, below
                 continue
-            click.echo(f"{res['id']}: {json.dumps(res['answer'])}")
+            _echo(f"{res['id']}: {json.dumps(res['answer'])}")
             for b in res["because"]:
-                click.echo(f"    {b['rule']}: {b.get('verdict') or b.get('summary', '')}{_records_brief(b)}")
+                _echo(f"    {b['rule']}: {b.get('verdict') or b.get('summary', '')}{_records_brief(b)}")
     bad = [r for r in results if "error" in r]
     for r in bad:
-        click.echo(f"Error: {r['error']}", err=True)
+        _echo(f"Error: {r['error']}", err=True)
     if bad:
         sys.exit(2)
 
@@ -566,11 +582,11 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
         return
     for key, value in rec.items():
         if isinstance(value, list):
-            click.echo(f"{key}:")
+            _echo(f"{key}:")
             for item in value:
-                click.echo("  " + ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "")))
+                _echo("  " + ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "")))
         else:
-            click.echo(f"{key}: {'' if value is None else value}")
+            _echo(f"{key}: {'' if value is None else value}")
 
 
 # --------------------------------------------------------------------------- refresh
@@ -638,7 +654,7 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
 
     def progress(source_id: str) -> None:
         if not as_json:
-            click.echo(f"  fetching {source_id}", err=True)
+            _echo(f"  fetching {source_id}", err=True)
 
     result = run_refresh(prepare_corpus(corpus_dir), db_path, engine_path, list(source_ids) or None, config, wait=wait,
                          progress=progress, max_shrink=max_shrink)
@@ -652,21 +668,21 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
 
 def _print_refresh(result) -> None:
     s = result.summary()
-    click.echo(f"run {s['run_id']} refresh {s['started_at']} .. {s['ended_at']}: {s['tried']} tried, "
+    _echo(f"run {s['run_id']} refresh {s['started_at']} .. {s['ended_at']}: {s['tried']} tried, "
                f"{s['unchanged']} unchanged, {s['changed']} changed, {s['failed']} failed")
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        _echo(f"warning: {warning}", err=True)
     for o in result.outcomes:
         reason = o.reason
         if o.outcome == "changed":
             reason += f": {o.added} added, {o.changed} changed, {o.retired} retired"
-        click.echo(f"  {o.outcome:<9} {o.source_id:<40} {reason}")
+        _echo(f"  {o.outcome:<9} {o.source_id:<40} {reason}")
     rules = "recompiled" if result.recompiled else "unchanged"
-    click.echo(f"rules      {rules} (rules hash {result.rules_hash[:12]})")
+    _echo(f"rules      {rules} (rules hash {result.rules_hash[:12]})")
     for change in result.rule_changes:
-        click.echo(f"  review   {change.change:<8} {change.describe()}")
-    click.echo(f"engine     {result.engine_path}{' (written)' if result.engine_written else ''}")
-    click.echo(f"database   {result.db_path}")
+        _echo(f"  review   {change.change:<8} {change.describe()}")
+    _echo(f"engine     {result.engine_path}{' (written)' if result.engine_written else ''}")
+    _echo(f"database   {result.db_path}")
 
 
 # --------------------------------------------------------------------------- changes
@@ -708,14 +724,14 @@ def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> Non
     for row in rows:
         if row["run_id"] != run:
             run = row["run_id"]
-            click.echo(f"run {run} ({row['started_at']})")
+            _echo(f"run {run} ({row['started_at']})")
         section = f" [{row['section_path']}]" if row["section_path"] else ""
-        click.echo(f"  {row['change']:<8} {row['record_id']} {row['source_id']}{section}")
-        click.echo(f"      {row['text']}")
+        _echo(f"  {row['change']:<8} {row['record_id']} {row['source_id']}{section}")
+        _echo(f"      {row['text']}")
     counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "changed", "retired")}
-    click.echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
+    _echo(f"{counts['added']} added, {counts['changed']} changed, {counts['retired']} retired after run {since}")
     if not rows:
-        click.echo("(a build starts the history; the changes of each `rulings refresh` are listed here)")
+        _echo("(a build starts the history; the changes of each `rulings refresh` are listed here)")
 
 
 def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
@@ -728,15 +744,15 @@ def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
     for row in rows:
         if row["run_id"] != run:
             run = row["run_id"]
-            click.echo(f"run {run} ({row['started_at']})")
+            _echo(f"run {run} ({row['started_at']})")
         what = {"verdict": f"{row['old_verdict']} -> {row['new_verdict']}",
                 "disputed": f"{row['new_verdict']}, disputed by newer rulings",
                 "settled": f"{row['new_verdict']}, no longer disputed"}[row["change"]]
-        click.echo(f"  {row['change']:<8} {row['info_kind']} on {row['event']}: {what}")
+        _echo(f"  {row['change']:<8} {row['info_kind']} on {row['event']}: {what}")
         for ruling in row["rulings"]:
-            click.echo(f"      {ruling['record_id']} {', '.join(ruling['dates']) or 'undated'} ({ruling['source_id']})")
-            click.echo(f"          {excerpt(ruling['text'], 160)}")
-    click.echo(f"{len(rows)} rule change(s) after run {since}")
+            _echo(f"      {ruling['record_id']} {', '.join(ruling['dates']) or 'undated'} ({ruling['source_id']})")
+            _echo(f"          {excerpt(ruling['text'], 160)}")
+    _echo(f"{len(rows)} rule change(s) after run {since}")
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -775,22 +791,22 @@ def vocabulary(as_json: bool) -> None:
         _echo_json(out)
         return
     for group in data["kind_groups"]:
-        click.echo(f"info kinds: {group['title']}")
+        _echo(f"info kinds: {group['title']}")
         for k in out["info_kinds"]:
             if k["group"] == group["id"]:
-                click.echo(f"  {k['id']:<30} {k['meaning']}")
+                _echo(f"  {k['id']:<30} {k['meaning']}")
     for section in ("events", "verdicts"):
-        click.echo(f"{section}:")
+        _echo(f"{section}:")
         for item in out[section]:
-            click.echo(f"  {item['id']:<30} {item['meaning']}")
-    click.echo("questions (scenario ask.question):")
+            _echo(f"  {item['id']:<30} {item['meaning']}")
+    _echo("questions (scenario ask.question):")
     for q in out["questions"]:
-        click.echo(f"  {q['id']:<30} needs {', '.join(q['fields'])}: {q['meaning']}")
-    click.echo("scenario events (events[].do; every event also needs turn):")
+        _echo(f"  {q['id']:<30} needs {', '.join(q['fields'])}: {q['meaning']}")
+    _echo("scenario events (events[].do; every event also needs turn):")
     for ev in out["scenario_events"]:
         fields = [f"{f}{'' if v['required'] else '?'}={'|'.join(v['allowed']) if isinstance(v['allowed'], list) else v['allowed']}"
                   for f, v in ev["fields"].items()]
-        click.echo(f"  {ev['do']:<30} {' '.join(fields) + ': ' if fields else ''}{ev['meaning']}")
+        _echo(f"  {ev['do']:<30} {' '.join(fields) + ': ' if fields else ''}{ev['meaning']}")
 
 
 # --------------------------------------------------------------------------- card
@@ -820,14 +836,14 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
         _echo_json({"passcode": passcode, "names": names, "count": len(rulings), "rulings": shown})
         return
     title = " / ".join(dict.fromkeys(names[k] for k in ("zh-CN", "zh-TW", "ja", "en") if names.get(k)))
-    click.echo(f"{title} ({passcode}): {len(rulings)} ruling{'' if len(rulings) == 1 else 's'}")
+    _echo(f"{title} ({passcode}): {len(rulings)} ruling{'' if len(rulings) == 1 else 's'}")
     for r in shown:
         status = "" if r["status"] == "current" else f" [{r['status']}]"
         faq = f" FAQ {', '.join(r['faq_ids'])}" if r["faq_ids"] else ""
-        click.echo(f"  {', '.join(r['dates']) or 'undated'}{status} {r['record_id']} {r['source_id']}{faq}")
-        click.echo(f"      {r['text']}")
+        _echo(f"  {', '.join(r['dates']) or 'undated'}{status} {r['record_id']} {r['source_id']}{faq}")
+        _echo(f"      {r['text']}")
     if limit and len(rulings) > limit:
-        click.echo(f"  ... {len(rulings) - limit} more (--limit)")
+        _echo(f"  ... {len(rulings) - limit} more (--limit)")
 
 
 # --------------------------------------------------------------------------- report
@@ -858,10 +874,10 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     if as_json:
         _echo_json(summary.as_dict())
         return
-    click.echo(f"wrote {summary.files} files to {out_dir} in {summary.seconds:.1f} s: {summary.rules} rules, "
+    _echo(f"wrote {summary.files} files to {out_dir} in {summary.seconds:.1f} s: {summary.rules} rules, "
                f"{summary.cards} cards, {summary.archetypes} archetypes, {summary.sources} sources, "
                f"{summary.runs} runs")
-    click.echo(f"open {Path(out_dir) / 'index.html'}")
+    _echo(f"open {Path(out_dir) / 'index.html'}")
 
 
 # --------------------------------------------------------------------------- export
@@ -893,9 +909,9 @@ def export_cmd(out_dir: str, fmt: str, db_path: Path, as_json: bool) -> None:
         _echo_json(summary.as_dict())
         return
     rows = sum(summary.tables.values())
-    click.echo(f"wrote {len(summary.tables)} tables ({rows:,} rows) as {fmt} to {out_dir} in {summary.seconds:.1f} s")
+    _echo(f"wrote {len(summary.tables)} tables ({rows:,} rows) as {fmt} to {out_dir} in {summary.seconds:.1f} s")
     for table, n in summary.tables.items():
-        click.echo(f"  {table:<16} {n:>8,} rows")
+        _echo(f"  {table:<16} {n:>8,} rows")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -26,7 +26,6 @@ from pathlib import Path
 import duckdb
 
 from .errors import LoadError, UsageError
-from .schema import ddl
 
 # Merged into every connection's config, last: a caller cannot turn them on.
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,

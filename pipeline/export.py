@@ -34,6 +34,7 @@ from .database import duckdb_path, is_damage, unreadable
 from .errors import LoadError, UsageError
 from .load import columns
 from .queries import connect
+from .userfiles import read_user_file
 
 FORMATS = {"parquet": ("parquet", "(FORMAT parquet, COMPRESSION zstd)"),
            "csv": ("csv", "(FORMAT csv, HEADER true)"),
@@ -74,8 +75,9 @@ def _read_manifest(target: Path) -> dict | None:
     if path.is_symlink() or not path.is_file():
         return None
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        # a regular file only (is_file above follows no FIFO): read_user_file checks again as it opens
+        manifest = json.loads(read_user_file(path, "DIR").decode("utf-8"))
+    except (UsageError, OSError, ValueError):
         return None
     if not (isinstance(manifest, dict) and manifest.get("format") in FORMATS
             and isinstance(manifest.get("tables"), dict)):

@@ -302,10 +302,13 @@ class Page:
 BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
-def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tuple[str, list[str]]:
+def decode_page(data: bytes, source_id: str, declared: str | None = None, *, language: str = "", script: str = "",
+                region: str = "") -> tuple[str, list[str]]:
     """Bytes -> (text, warnings): BOM, valid UTF-8, else the best of the
-    declared charset (HTTP header ``declared`` or ``<meta charset>``), GB18030
-    and Big5 (:func:`pipeline.encoding.decode_bytes`). A wrong declaration is
+    declared charset (HTTP header ``declared`` or ``<meta charset>``) and the
+    encodings of the page's ``language``, ``script`` and ``region``
+    (windows-1252 for English; GB18030 and Big5 for Chinese:
+    :func:`pipeline.encoding.decode_bytes`). A wrong declaration is
     detected, not trusted; undecodable bytes are replaced and reported with
     their byte offsets (the page is still processed).
 
@@ -323,7 +326,7 @@ def decode_page(data: bytes, source_id: str, declared: str | None = None) -> tup
             first = BINARY_BYTES.search(head).start()
             raise NormalizeError("page looks binary (control bytes such as NUL), not text", source_id=source_id,
                                  place=f"byte {first}")
-    decoded = decode_bytes(data, source_id, declared)
+    decoded = decode_bytes(data, source_id, declared, language=language, script=script, region=region)
     return decoded.text, decoded.warnings
 
 
@@ -479,20 +482,26 @@ def _collapse(text: str) -> str:
 
 # Format characters that draw nothing (zero-width space and joiners, word joiner, BOM, soft hyphen,
 # bidirectional marks and embeddings): removed, so they never split a card name or a date.
-INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+INVISIBLE_CHARS = "\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
+# What clean_text removes: the invisible characters, and the control characters normalize removes from
+# the raw page (CONTROL_CHARS) when a character reference or an entity gave them after the raw text was
+# cleaned (&#x1b; &#27 &#x7f; &#x81;: libxml2 decodes them to the raw characters).
+UNWANTED = re.compile(f"[{INVISIBLE_CHARS}\x00-\x08\x0e-\x1f\x7f-\x9f]")
 ENTITY = re.compile(r"&(?:[a-zA-Z][a-zA-Z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 
 
 def clean_text(text: str) -> str:
     """Text as a reader sees it: HTML entities still in it after parsing (a
     page that escaped them twice: ``&amp;amp;`` -> ``&amp;`` -> ``&``) decoded,
-    invisible format characters removed."""
+    invisible format characters and control characters (:data:`UNWANTED`,
+    the same C0 and C1 controls normalize removes from the raw page) removed."""
     if "&" in text:
         for _ in range(3):  # each pass undoes one level of escaping
             if not ENTITY.search(text):
                 break
             text = html.unescape(text)
-    return INVISIBLE.sub("", text) if INVISIBLE.search(text) else text
+    return UNWANTED.sub("", text) if UNWANTED.search(text) else text
 
 
 class _LineBuilder:
@@ -602,7 +611,7 @@ class _LineBuilder:
                 if read and is_link and self.pos > start:
                     href = el.get("href")
                     if href:
-                        self.links.append(Link(start, self.pos, href))
+                        self.links.append(Link(start, self.pos, clean_href(href)))
                 if el is element:
                     break
                 tail = el.tail
@@ -627,7 +636,7 @@ class _LineBuilder:
         self.text(text, strike)
         href = element.get("href")
         if href and self.pos > start:
-            self.links.append(Link(start, self.pos, href))
+            self.links.append(Link(start, self.pos, clean_href(href)))
 
     def line(self) -> Line:
         raw = "".join(self.parts)
@@ -951,16 +960,34 @@ def _own_rows(table):
 
 
 def _clean_page(content) -> bool:
-    """Whether the text of ``content`` holds no invisible character: then
-    :func:`clean_text` changes none of its pieces that hold no ``&`` (an
-    entity left by a page that escaped twice), and is skipped for those.
-    One serialization in C per page, against a regex search per text piece
-    (a yearly log that writes "Q&A" once still skips it for its other
-    pieces). It includes text the walk drops (chrome, scripts): that can
-    only make a page take the general path, never skip a piece that needed
-    cleaning."""
+    """Whether the text of ``content`` holds no character :func:`clean_text`
+    removes (:data:`UNWANTED`): then it changes none of its pieces that hold
+    no ``&`` (an entity left by a page that escaped twice), and is skipped
+    for those. One serialization in C per page, against a regex search per
+    text piece (a yearly log that writes "Q&A" once still skips it for its
+    other pieces). It includes text the walk drops (chrome, scripts): that
+    can only make a page take the general path, never skip a piece that
+    needed cleaning."""
     text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
-    return not INVISIBLE.search(text)
+    return not (INVISIBLE.search(text) or has_control_chars(text))  # as UNWANTED.search, a byte scan for controls
+
+
+def _reference_controls(content) -> str | None:
+    """A warning counting the control characters in the text of ``content``
+    (character references gave them: the raw ones are gone before the parse,
+    :func:`normalize`), or None when there are none."""
+    text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
+    if not has_control_chars(text):
+        return None
+    controls = CONTROL_CHARS.findall(text)
+    return (f"{len(controls)} control characters written as character references removed, the first "
+            f"U+{ord(controls[0]):04X}")
+
+
+def clean_href(href: str) -> str:
+    """A link target without the characters :func:`clean_text` removes
+    (``href="x&#x1b;[31m"``: libxml2 decodes references in attributes too)."""
+    return UNWANTED.sub("", href) if UNWANTED.search(href) else href
 
 
 def _content_element(root):
@@ -1079,7 +1106,11 @@ def normalize_html(text: str, source: Source) -> Page:
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
     footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
                              if el.get("id") and _is_footnote(el, _classes(el)))
-    walker = _HtmlWalker(footnote_ids, _clean_page(content), source.language)
+    clean = _clean_page(content)
+    references = None if clean else _reference_controls(content)
+    if references:
+        warnings.append(f"{source.id}: {references}")
+    walker = _HtmlWalker(footnote_ids, clean, source.language)
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")
@@ -1181,7 +1212,8 @@ def normalize_text(text: str, source: Source) -> Page:
 
 def normalize(data: bytes, source: Source, declared_charset: str | None = None) -> Page:
     """Page bytes -> :class:`Page`; dispatches on ``source.format``."""
-    text, warnings = decode_page(data, source.id, declared_charset)
+    text, warnings = decode_page(data, source.id, declared_charset, language=source.language, script=source.script,
+                                 region=source.region)
     control = CONTROL_CHARS.search(text) if has_control_chars(text) else None
     if control:
         count = len(CONTROL_CHARS.findall(text))

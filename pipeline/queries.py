@@ -20,6 +20,7 @@ import duckdb
 from .database import duckdb_path, open_database
 from .errors import UsageError
 from .schema import events, info_kinds, rule_policy, verdicts
+from .userfiles import read_user_file
 
 
 def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
@@ -183,13 +184,14 @@ def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict]
 GOLD_COLUMNS = ("info_kind", "event", "verdict")
 
 
-def read_gold(path: Path) -> list[dict]:
+def read_gold(path: Path, place: str = "--gold") -> list[dict]:
     """Rows of a gold CSV with columns info_kind, event, verdict and
     optionally dates (ISO, ``;``-separated); a BOM is allowed. UsageError
     naming the file and line for missing columns, a short row or bytes that
-    are not UTF-8."""
+    are not UTF-8, naming ``place`` (the option) for a file that is missing
+    or not a regular file (:func:`~pipeline.userfiles.read_user_file`)."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = read_user_file(path, place).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UsageError(f"not UTF-8 at byte {exc.start}", place=str(path)) from None
     reader = csv.DictReader(text.splitlines())
@@ -243,13 +245,14 @@ def compare_verdicts(con: duckdb.DuckDBPyConnection, gold: list[dict]) -> dict:
 SAME_CLASS = {"summoned_by_specific_effect": "summoned_by_own_procedure"}
 
 
-def read_statement_gold(path: Path) -> list[dict]:
+def read_statement_gold(path: Path, place: str = "--statements") -> list[dict]:
     """Units of a ruling-level gold file (JSON Lines: ``source``, ``n``,
     ``text``, ``quote``, ``dates``, ``statements``, optional ``skip``);
-    UsageError naming the line of a malformed one."""
+    UsageError naming the line of a malformed one, or ``place`` (the
+    option) for a file that is missing or not a regular file."""
     units = []
     try:
-        lines = Path(path).read_bytes().decode("utf-8-sig").splitlines()
+        lines = read_user_file(path, place).decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
         raise UsageError(f"not UTF-8 at byte {exc.start}", place=str(path)) from None
     for number, line in enumerate(lines, start=1):

@@ -77,6 +77,10 @@ MALFORMED = [
     {"id": "m", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", "own_procdure": True}], "ask": {}},
     {"id": "n", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters", "phase": "main1"}},
     {"id": "o", "events": [], "ask": {"turn": 2 ** 53 + 1, "question": "can_conduct_battle_phase", "player": "A"}},
+    {"id": "p\x1b[31m", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase", "player": "A"}},
+    {"id": "q\u202e\U0001f319", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase", "player": "A"}},
+    {"id": "twice", "events": [], "ask": {"turn": 1, "question": "can_conduct_battle_phase", "player": "A"}},
+    {"id": "twice", "events": [], "ask": {"turn": 2, "question": "can_conduct_battle_phase", "player": "B"}},
 ]
 
 

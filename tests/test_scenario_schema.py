@@ -53,6 +53,8 @@ BAD = [
     {"id": "x", "events": [{"turn": 1, "do": "summon", "method": "special", "by": "A", "own_procdure": True}],
      "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
     {"id": "x", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters", "player": "A"}},
+    {"id": "x\r\ny: true", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
+    {"id": "x\x1b[2J", "events": [], "ask": {"turn": 1, "question": "has", "info_kind": "counters"}},
 ]
 
 
