@@ -236,7 +236,7 @@ def _echo_rule_changes(changes: list) -> None:
         _echo("rule changes     0 (against the database before)")
         return
     _echo(f"rule changes     {len(changes)} to review before publishing the engine "
-               "(rulings changes --rules):")
+          "(rulings changes --rules):")
     for change in changes:
         _echo(f"  {change.change:<8} {change.describe()}")
 
@@ -285,7 +285,7 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         why = ("newer, but neither a principle nor enough agreeing rulings to change it: disputed, for review"
                if disputing else "earlier or undated, the OCG's over another ruleset's, or less supported")
         _echo(f"  not followed: {conflict['verdict']} (latest {when}; {why}); "
-                   f"records {', '.join(conflict['record_ids'])}")
+              f"records {', '.join(conflict['record_ids'])}")
 
 
 # --------------------------------------------------------------------------- sql
