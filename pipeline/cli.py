@@ -472,7 +472,7 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
     needed = len(rows) if minimum is None else minimum
     if correct < needed:
         _echo(f"fewer verdicts correct than required: {correct} < {needed}"
-                   f"{'' if minimum is None else ' (--min)'}", err=True)
+              f"{'' if minimum is None else ' (--min)'}", err=True)
         sys.exit(1)
 
 
