@@ -109,6 +109,9 @@ def test_a_symlink_to_a_regular_file_is_read_and_one_to_a_fifo_is_refused(small,
 
 
 def test_an_export_json_that_is_a_fifo_does_not_block_the_export(small, tmp_path):
+    """A FIFO (or a symlink to one) named export.json is no export's manifest:
+    the export refuses the folder at once with one line, never blocks on it
+    (cli() has a timeout), and leaves it as it was."""
     _, db, _ = small
     for name in ("fifo", "link"):
         target = tmp_path / name
@@ -120,8 +123,9 @@ def test_an_export_json_that_is_a_fifo_does_not_block_the_export(small, tmp_path
         else:
             (target / "export.json").symlink_to(fifo)
         out = cli("export", target, "--db", db, "--format", "jsonl")
-        assert out.returncode == 0, out.stderr
-        assert json.loads((target / "export.json").read_text(encoding="utf-8"))["format"] == "jsonl"
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.count("Error:") == 1 and "export.json that is no export's manifest" in out.stderr
+        assert sorted(p.name for p in target.iterdir()) == ["export.json"]
 
 
 # --------------------------------------------------------------------------- 13: scenario ids
