@@ -51,6 +51,7 @@ from .corpus import Source
 from .encoding import decode_bytes
 from .dates import find_dates, mark_references
 from .errors import NormalizeError
+from .limits import DEFAULT_LIMITS, PageLimits
 from .schema import markers
 
 STRIKE_TAGS = {"del", "s", "strike"}
@@ -712,7 +713,10 @@ class _HtmlWalker:
     paragraph, a list item's own text, a table row, a run of text and inline
     markup between two block elements), whatever inline markup it holds."""
 
-    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False, language: str = "zh") -> None:
+    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False, language: str = "zh",
+                 max_blocks: int = DEFAULT_LIMITS.max_records, source_id: str = "") -> None:
+        self.max_blocks, self.source_id = max_blocks, source_id  # more blocks: NormalizeError naming the page
+        self._below: dict | None = None  # element -> the first admonition title or heading under it (_first_below)
         self.clean = clean  # no invisible character in the content (:func:`_clean_page`)
         self.language = language  # how its dates are written (split_dated_lines)
         self.blocks: list[Block] = []
@@ -768,6 +772,7 @@ class _HtmlWalker:
             self.start_examples()  # a label on its own: the blocks after it are examples
             return None
         index = len(self.blocks)
+        check_records(index + 1, self.max_blocks, self.source_id, f"block {index}")
         group = self.example_group if self.examples and self.example_group is not None else index
         self.blocks.append(Block(index, self.section(frame.extra), lines, frame.bullet, frame.parent, frame.note,
                                  self.examples, group))
@@ -824,11 +829,13 @@ class _HtmlWalker:
             frame.bullet = False
         elif _is_footnote(child, classes):
             # A footnote is a note of the ruling that refers to it; its label ([1]) is not text.
-            label_classes = _footnote_markers()[2]
-            self.skip.update(el for el in child.iterdescendants() if _classes(el) & label_classes)
+            if not frame.note:  # inside a footnote read before, whose labels are skipped already: its subtree's
+                label_classes = _footnote_markers()[2]
+                below = list(child.iterdescendants())  # held: proxies dropped one by one cost the depth each
+                self.skip.update(el for el in below if _classes(el) & label_classes)
             return frame.child(child, parent=self.footnote_refs.get(child.get("id", ""), frame.parent), note=True)
         elif "admonition" in classes:
-            title = next((el for el in child.iterdescendants() if "admonition-title" in _classes(el)), None)
+            title = self.first_below(child)[0]
             label = _line_from(title, self.skip, self.clean).text if title is not None else ""
             if title is not None:
                 self.skip.add(title)
@@ -846,13 +853,27 @@ class _HtmlWalker:
             frame.bullet = False
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
-        elif name == "tr" and _layout_row(child):
+        elif name == "tr" and _layout_row(child, lambda cell: self.first_below(cell)[1] is not None):
             return frame.child(child)  # a table that lays out the page: its cells hold blocks, read as blocks
         elif name == "tr":
             self.emit([_line_from(child, self.skip, self.clean)], frame.child(child, chrome_lines=False))
         else:
             return frame.child(child)
         return None
+
+    def first_below(self, element) -> tuple:
+        """(the first admonition title, the first heading) in ``element``'s
+        subtree, each None if it has none: found for every element of the
+        page in one pass the first time it is asked (a search of each
+        admonition's or table cell's subtree costs the square of the depth
+        of nested ones)."""
+        if self._below is None:
+            self._below = {}
+            root = element.getroottree().getroot()
+            titles = root.xpath("//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]")
+            _mark_ancestors(self._below, titles, 0)
+            _mark_ancestors(self._below, [el for el in root.iter(*HEADINGS)], 1)
+        return self._below.get(element, (None, None))
 
     def _lines_of_line_block(self, block) -> list[Line]:
         """Each ``.line`` child is a line; nested line-blocks are read in
@@ -914,7 +935,24 @@ def _paragraph_heading(el, classes: frozenset[str], text: str) -> str | None:
     return text if CARD_NAME_ONLY.fullmatch(text) else None
 
 
-def _layout_row(tr) -> bool:
+def _mark_ancestors(below: dict, elements: list, slot: int) -> None:
+    """For each of ``elements`` (in document order), make it the ``slot``
+    of ``below[a]`` (a pair, (None, None) at first) for each ancestor ``a``
+    that has none yet: each ancestor gets the first of them in its
+    subtree. A walk up stops at an ancestor marked before (so are all of
+    its ancestors), so the cost is one step per element marked, whatever
+    the depth."""
+    for element in elements:
+        parent = element.getparent()
+        while parent is not None:
+            pair = below.get(parent, (None, None))
+            if pair[slot] is not None:
+                break
+            below[parent] = (element, pair[1]) if slot == 0 else (pair[0], element)
+            parent = parent.getparent()
+
+
+def _layout_row(tr, has_heading=None) -> bool:
     """Whether table row ``tr`` lays out the page rather than holding a
     record: in a table of one or two rows (``thead``, ``tbody`` counted
     together) without header cells (a data table has a row a record, and
@@ -931,7 +969,8 @@ def _layout_row(tr) -> bool:
     cells = [c for c in tr if c.tag in CELL_TAGS]
     for cell in cells:
         blocks = sum(1 for c in cell if c.tag in _LAYOUT_BLOCKS)
-        if blocks >= 3 or any(isinstance(d.tag, str) and d.tag in HEADINGS for d in cell.iterdescendants()):
+        if blocks >= 3 or (has_heading(cell) if has_heading else
+                           any(isinstance(d.tag, str) and d.tag in HEADINGS for d in cell.iterdescendants())):
             return True
         if blocks >= 2 and len(cells) == 1 and len(rows) == 1:
             return True
@@ -971,12 +1010,14 @@ def _content_element(root):
     return root.find("body")
 
 
-def _parse(text: str):
+def _parse(text: str, max_nesting: int = DEFAULT_LIMITS.max_nesting, source_id: str = ""):
     """(root element or None, libxml2's error log) of the page's HTML.
 
     libxml2 gives up on markup nested deeper than 2048 levels (the rest of
     the page is lost); such a page is parsed again by BeautifulSoup, whose
-    tree has no depth limit, and its tree is copied into an lxml one.
+    tree has no depth limit, and its tree is copied into an lxml one: first
+    its depth is measured (:func:`check_nesting`), and a page nested deeper
+    than ``max_nesting`` fails (NormalizeError) before any tree is built.
     """
     parser = etree.HTMLParser(**_PARSER_OPTIONS)
     try:
@@ -984,8 +1025,82 @@ def _parse(text: str):
     except (etree.LxmlError, ValueError):
         root = None
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        root = None  # the partial tree is freed before the second parse
+        check_nesting(text, max_nesting, source_id)
         root = _tree_from_soup(text)
     return root, parser.error_log
+
+
+class _Depth:
+    """A parser target that follows how many elements are open and raises
+    NormalizeError (naming the page, the element's number in document
+    order and the limit) when more than ``limit`` are; it builds nothing."""
+
+    def __init__(self, limit: int, source_id: str):
+        self.limit, self.source_id, self.depth, self.count = limit, source_id, 0, 0
+
+    def start(self, tag, attrib) -> None:
+        self.depth += 1
+        self.count += 1
+        if self.depth > self.limit:
+            raise NormalizeError(f"markup nested over {self.limit} levels deep, over the limit (--max-nesting)",
+                                 source_id=self.source_id, place=f"element {self.count} <{tag}>")
+
+    def end(self, tag) -> None:
+        self.depth -= 1
+
+    def close(self) -> None:
+        return None
+
+
+def check_nesting(text: str, limit: int, source_id: str = "") -> None:
+    """Raise NormalizeError when ``text`` (HTML) has more than ``limit``
+    elements open at once, as libxml2's parser nests them (implied end
+    tags closed: ``<p>a<p>b`` is one level): one pass of the parser with
+    a target that only counts (:class:`_Depth`), stopped at the first
+    element over the limit. Linear in the page's size."""
+    parser = etree.HTMLParser(target=_Depth(limit, source_id), encoding="utf-8", recover=True, huge_tree=True,
+                              remove_comments=True, remove_pis=True)
+    try:
+        etree.fromstring(text.encode("utf-8", "replace"), parser)
+    except (etree.LxmlError, ValueError):
+        pass  # what the parser cannot read, the full parse reports
+
+
+# A start tag as libxml2's tokenizer reads it: "<" and a letter, then anything but ">" or a
+# quote, and quoted values (which may hold ">"): each character is read once (no backtracking
+# but into a quoted value's end).
+_START_TAG = re.compile(r"""<[A-Za-z][^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*""")
+# In a long start tag: an attribute's "= value" (replaced by a space: a="x"b="y" is two attributes).
+_ATTR_VALUE = re.compile(r"""\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]*)""")
+_ATTR_NAME = re.compile(r"""[^\s/"']+|"[^"]*"|'[^']*'""")
+
+
+def check_attributes(text: str, limit: int, source_id: str = "") -> None:
+    """Raise NormalizeError (naming the page, the line and the limit) when
+    a start tag of ``text`` (HTML) holds more than ``limit`` attributes,
+    before libxml2 reads it: its parser compares each attribute of a tag
+    with all those before it (a million attributes on one tag kept it busy
+    for hours). One pass of :data:`_START_TAG` over the page; only a tag
+    long enough to hold that many (two characters an attribute) is
+    counted. Linear in the page's size."""
+    for tag in _START_TAG.finditer(text):
+        if tag.end() - tag.start() <= 2 * limit:
+            continue
+        names = _ATTR_NAME.findall(_ATTR_VALUE.sub(" ", tag.group()))
+        if len(names) - 1 > limit:  # the first is the tag's name
+            line = text.count("\n", 0, tag.start()) + 1
+            raise NormalizeError(f"an element with {len(names) - 1} attributes, over the limit of {limit} "
+                                 "(--max-attributes)", source_id=source_id, place=f"line {line}")
+
+
+def check_records(count: int, limit: int, source_id: str, place: str) -> None:
+    """Raise NormalizeError when a page reaches ``count`` blocks (or
+    records), over ``limit``: raised as the block over it is made, so a
+    page of a million tiny rulings stops before it fills the memory."""
+    if count > limit:
+        raise NormalizeError(f"over {limit} records on one page, over the limit (--max-page-records)",
+                             source_id=source_id, place=place)
 
 
 def _soup(text: str) -> BeautifulSoup:
@@ -1001,9 +1116,11 @@ def _tree_from_soup(text: str):
     attributes lxml cannot hold skipped). Explicit stack: any depth."""
     soup = _soup(text)
     root = etree.Element("html")
-    stack = [(iter(soup.html.children if soup.html else soup.children), root)]
+    # (children left, the copy, its last child so far: len() of an lxml element counts its children)
+    stack = [[iter(soup.html.children if soup.html else soup.children), root, None]]
     while stack:
-        children, parent = stack[-1]
+        frame = stack[-1]
+        children, parent, last = frame
         child = next(children, None)
         if child is None:
             stack.pop()
@@ -1014,9 +1131,9 @@ def _tree_from_soup(text: str):
                     el.set(name, " ".join(value) if isinstance(value, list) else value)
                 except ValueError:
                     pass
-            stack.append((iter(child.children), el))
+            frame[2] = el
+            stack.append([iter(child.children), el, None])
         elif type(child) is NavigableString:  # not a comment, doctype or CDATA
-            last = parent[-1] if len(parent) else None
             if last is None:
                 parent.text = (parent.text or "") + str(child)
             else:
@@ -1063,23 +1180,30 @@ def page_head(text: str, root=None) -> tuple[str, LangTag]:
     return title, parse_lang_tag(lang.strip()) if isinstance(lang, str) and lang.strip() else LangTag()
 
 
-def normalize_html(text: str, source: Source) -> Page:
+def normalize_html(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS) -> Page:
     """HTML text -> Page. Warns (does not fail) when no content element exists.
 
     Raises NormalizeError naming the source when the page has neither a
-    content element nor a body, or no text in it.
+    content element nor a body, or no text in it, and when it is over one of
+    ``limits``: an element with more than ``max_attributes`` attributes
+    (checked before parsing), more than ``max_nesting`` elements open at once
+    (checked before the tree is built), more than ``max_records`` blocks.
     """
     warnings: list[str] = []
-    root, errors = _parse(text)
+    check_attributes(text, limits.max_attributes, source.id)
+    root, errors = _parse(text, limits.max_nesting, source.id)
     content = _content_element(root) if root is not None else None
     if content is None:
         raise NormalizeError("page has no body or content element", source_id=source.id, place="<body>")
     if content.tag == "body":
         selectors = markers()["content_selectors"]
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
-    footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
-                             if el.get("id") and _is_footnote(el, _classes(el)))
-    walker = _HtmlWalker(footnote_ids, _clean_page(content), source.language)
+    # A list, not a generator: lxml frees the proxy of an element dropped while its ancestors have
+    # none by walking up to one that has, so dropping them one by one costs the depth each time.
+    candidates = list(content.iter("aside", "div", "li", "section"))
+    footnote_ids = frozenset(el.get("id") for el in candidates if el.get("id") and _is_footnote(el, _classes(el)))
+    del candidates
+    walker = _HtmlWalker(footnote_ids, _clean_page(content), source.language, limits.max_records, source.id)
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")
@@ -1123,8 +1247,9 @@ def _md_line(text: str) -> Line:
     return Line("".join(out).strip(), (), tuple(links))
 
 
-def normalize_text(text: str, source: Source) -> Page:
-    """Plain text or Markdown -> Page."""
+def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS) -> Page:
+    """Plain text or Markdown -> Page. Raises NormalizeError for a page of
+    more than ``limits.max_records`` blocks, or with none."""
     markdown = source.format == "markdown"
     raw_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[Block] = []
@@ -1137,9 +1262,11 @@ def normalize_text(text: str, source: Source) -> Page:
     def flush() -> None:
         nonlocal current, current_bullet
         if current:
+            check_records(len(blocks) + 1, limits.max_records, source.id, f"line {i + 1}")
             blocks.append(Block(len(blocks), tuple(t for _, t in headings), current, current_bullet))
         current, current_bullet = [], False
 
+    i = 0
     for i, raw in enumerate(raw_lines):
         stripped = raw.strip()
         if not stripped or set(stripped) <= {"|"}:
@@ -1179,8 +1306,11 @@ def normalize_text(text: str, source: Source) -> Page:
 
 # --------------------------------------------------------------------------- entry point
 
-def normalize(data: bytes, source: Source, declared_charset: str | None = None) -> Page:
-    """Page bytes -> :class:`Page`; dispatches on ``source.format``."""
+def normalize(data: bytes, source: Source, declared_charset: str | None = None,
+              limits: PageLimits = DEFAULT_LIMITS) -> Page:
+    """Page bytes -> :class:`Page`; dispatches on ``source.format``.
+    Raises NormalizeError for a page it cannot read or over ``limits``
+    (:func:`normalize_html`; a text page of more than ``max_records`` blocks)."""
     text, warnings = decode_page(data, source.id, declared_charset)
     control = CONTROL_CHARS.search(text) if has_control_chars(text) else None
     if control:
@@ -1188,7 +1318,7 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None) 
         warnings.append(f"{source.id}: {count} control characters removed, the first "
                         f"(U+{ord(control.group(0)):04X}) at char {control.start()}")
         text = CONTROL_CHARS.sub("", text)
-    page = normalize_html(text, source) if source.format == "html" else normalize_text(text, source)
+    page = normalize_html(text, source, limits) if source.format == "html" else normalize_text(text, source, limits)
     page.warnings[:0] = warnings
     chars = char_counts(page_text(page))  # counted once for both checks of the page's script
     settle_script(page, chars)

@@ -1,0 +1,37 @@
+"""Bounds on what one page may cost a run: nesting, attributes, records, time.
+
+A page over a bound fails alone, like any broken page (one ``error:`` line
+naming it and the limit, its previous records kept); the other pages go on.
+Each default is far above what the bundled corpus holds (measured
+2026-12-02: at most 18 levels of nesting, 8 attributes on one element,
+1,592 records on one page, 0.6 s for one page), and low enough that a
+hostile page stays cheap: the bounds are checked before the step they
+protect (attributes before libxml2 parses, nesting before the tree is
+built, records while the page's blocks are made).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MAX_NESTING = 50_000  # elements open at once
+DEFAULT_MAX_ATTRIBUTES = 1_000  # attributes of one element
+DEFAULT_MAX_PAGE_RECORDS = 20_000  # blocks of text (a ruling each, about 5 KB of memory in a build) per page
+DEFAULT_PAGE_TIMEOUT = 120.0  # seconds of one page's processing in a worker process
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """The bounds of one page (see the module's docstring): ``max_nesting``
+    elements open at once, ``max_attributes`` on one element,
+    ``max_records`` text blocks and records, ``timeout`` seconds of
+    processing (None: no limit; enforced only where pages are read in
+    worker processes)."""
+
+    max_nesting: int = DEFAULT_MAX_NESTING
+    max_attributes: int = DEFAULT_MAX_ATTRIBUTES
+    max_records: int = DEFAULT_MAX_PAGE_RECORDS
+    timeout: float | None = DEFAULT_PAGE_TIMEOUT
+
+
+DEFAULT_LIMITS = PageLimits()
