@@ -1262,11 +1262,11 @@ def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMIT
     def flush() -> None:
         nonlocal current, current_bullet
         if current:
-            check_records(len(blocks) + 1, limits.max_records, source.id, f"line {i + 1}")
+            check_records(len(blocks) + 1, limits.max_records, source.id, f"line {start_line}")
             blocks.append(Block(len(blocks), tuple(t for _, t in headings), current, current_bullet))
         current, current_bullet = [], False
 
-    i = 0
+    start_line = 1  # of the block being read
     for i, raw in enumerate(raw_lines):
         stripped = raw.strip()
         if not stripped or set(stripped) <= {"|"}:
@@ -1294,6 +1294,7 @@ def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMIT
             stripped = raw[bullet.end():].strip()
         if not current:
             current_indent = indent if not bullet else indent + 2
+            start_line = i + 1
         if stripped.startswith(">"):
             stripped = stripped.lstrip("> ").strip()
         current.append(_md_line(clean_text(stripped)) if markdown else Line(_collapse(stripped)))
