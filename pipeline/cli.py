@@ -47,7 +47,8 @@ ENGINE_OPTION = click.option("--engine-out", "engine_path", type=click.Path(dir_
 
 def _page_limits(command):
     """The options that bound what one page may cost (``--max-nesting``,
-    ``--max-attributes``, ``--max-page-records``, ``--page-timeout``),
+    ``--max-attributes``, ``--max-page-attributes``, ``--max-page-records``,
+    ``--page-timeout``),
     handed to the command as one ``limits`` argument (:class:`PageLimits`)."""
     options = [
         click.option("--max-nesting", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_nesting,
@@ -56,6 +57,9 @@ def _page_limits(command):
         click.option("--max-attributes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_attributes,
                      show_default=True, help="Refuse a page with an element of more attributes (checked before "
                                              "parsing)."),
+        click.option("--max-page-attributes", type=click.IntRange(min=1),
+                     default=DEFAULT_LIMITS.max_page_attributes, show_default=True,
+                     help="Refuse a page whose elements hold more attributes in all (checked before parsing)."),
         click.option("--max-page-records", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_records,
                      show_default=True, help="Refuse a page of more text blocks or records (checked as they are "
                                              "made: memory stays bounded)."),
@@ -65,9 +69,9 @@ def _page_limits(command):
     ]
 
     @functools.wraps(command)
-    def wrapper(*args, max_nesting: int, max_attributes: int, max_page_records: int, page_timeout: float,
-                **kwargs):
-        limits = PageLimits(max_nesting, max_attributes, max_page_records, page_timeout)
+    def wrapper(*args, max_nesting: int, max_attributes: int, max_page_attributes: int, max_page_records: int,
+                page_timeout: float, **kwargs):
+        limits = PageLimits(max_nesting, max_attributes, max_page_records, page_timeout, max_page_attributes)
         return command(*args, limits=limits, **kwargs)
 
     for option in reversed(options):

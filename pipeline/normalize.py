@@ -1076,22 +1076,41 @@ _ATTR_VALUE = re.compile(r"""\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]*)""")
 _ATTR_NAME = re.compile(r"""[^\s/"']+|"[^"]*"|'[^']*'""")
 
 
-def check_attributes(text: str, limit: int, source_id: str = "") -> None:
+def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int | None = None) -> None:
     """Raise NormalizeError (naming the page, the line and the limit) when
-    a start tag of ``text`` (HTML) holds more than ``limit`` attributes,
-    before libxml2 reads it: its parser compares each attribute of a tag
-    with all those before it (a million attributes on one tag kept it busy
-    for hours). One pass of :data:`_START_TAG` over the page; only a tag
-    long enough to hold that many (two characters an attribute) is
-    counted. Linear in the page's size."""
+    a start tag of ``text`` (HTML) holds more than ``limit`` attributes, or
+    its tags more than ``page_limit`` in all, before libxml2 reads them:
+    its parser compares each attribute of a tag with all those before it (a
+    million attributes on one tag kept it busy for hours), and holds each
+    in about 250 bytes (2 million took 770 MB). One pass of
+    :data:`_START_TAG` over the page, linear in its size: only a tag long
+    enough to hold ``limit`` attributes (two characters each) is counted,
+    and every tag only when the page's separators (white space, ``/``,
+    quotes: each attribute is preceded by one) could number more than
+    ``page_limit``."""
+    separators = sum(map(text.count, _SEPARATORS))
+    count_all = page_limit is not None and separators > page_limit
+    total = 0
     for tag in _START_TAG.finditer(text):
-        if tag.end() - tag.start() <= 2 * limit:
+        if not count_all and tag.end() - tag.start() <= 2 * limit:
             continue
-        names = _ATTR_NAME.findall(_ATTR_VALUE.sub(" ", tag.group()))
-        if len(names) - 1 > limit:  # the first is the tag's name
+        count = _attribute_count(tag.group(), limit)
+        total += count
+        if count > limit or (count_all and total > page_limit):
             line = text.count("\n", 0, tag.start()) + 1
-            raise NormalizeError(f"an element with {len(names) - 1} attributes, over the limit of {limit} "
-                                 "(--max-attributes)", source_id=source_id, place=f"line {line}")
+            what = (f"more than {limit} attributes on one element, over the limit (--max-attributes)"
+                    if count > limit else f"more than {page_limit} attributes on the page's elements, over the "
+                    "limit (--max-page-attributes)")
+            raise NormalizeError(what, source_id=source_id, place=f"line {line}")
+
+
+_SEPARATORS = (" ", "\n", "\t", "\r", "\f", "/", '"', "'")
+
+
+def _attribute_count(tag: str, most: int) -> int:
+    """The attributes of the start tag ``tag`` (its text), counted up to ``most + 1``."""
+    names = _ATTR_NAME.finditer(_ATTR_VALUE.sub(" ", tag))
+    return sum(1 for _ in islice(names, most + 2)) - 1  # the first is the tag's name
 
 
 def check_records(count: int, limit: int, source_id: str, place: str) -> None:
@@ -1185,12 +1204,12 @@ def normalize_html(text: str, source: Source, limits: PageLimits = DEFAULT_LIMIT
 
     Raises NormalizeError naming the source when the page has neither a
     content element nor a body, or no text in it, and when it is over one of
-    ``limits``: an element with more than ``max_attributes`` attributes
-    (checked before parsing), more than ``max_nesting`` elements open at once
+    ``limits``: an element with more than ``max_attributes`` attributes, or
+    more than ``max_page_attributes`` in all (checked before parsing), more than ``max_nesting`` elements open at once
     (checked before the tree is built), more than ``max_records`` blocks.
     """
     warnings: list[str] = []
-    check_attributes(text, limits.max_attributes, source.id)
+    check_attributes(text, limits.max_attributes, source.id, limits.max_page_attributes)
     root, errors = _parse(text, limits.max_nesting, source.id)
     content = _content_element(root) if root is not None else None
     if content is None:

@@ -13,7 +13,10 @@ handed at most :data:`AHEAD_PER_WORKER` pages each that the build has not taken.
 
 One broken page never stops a build: its error (stage, source id, place) is
 collected, the page keeps the records the previous database holds for it, and
-the other pages go on. The database and the engine module are each written to
+the other pages go on. So does a page over the bounds of
+:class:`~pipeline.limits.PageLimits` (nesting, attributes, records, checked
+while it is read; its time, by killing the worker process reading it: pages
+are read in worker processes whenever a page timeout or a deadline is set). The database and the engine module are each written to
 a temporary file and renamed, the engine right after the database, so an
 interrupted build leaves the previous ones intact.
 """
@@ -435,7 +438,7 @@ def _warm_up(context: multiprocessing.context.BaseContext) -> None:
 
 def _worker_init(parent: int, interval: float = 0.5) -> None:
     """Worker initializer. Ctrl-C and SIGTERM are the build process's to
-    handle (it cancels the pages not started). A thread ends the worker when
+    handle (it kills the workers and cancels the pages not started). A thread ends the worker when
     the build process is gone (killed: nothing else would tell a worker
     blocked on its queue, and a scheduled build must not leave processes
     behind)."""

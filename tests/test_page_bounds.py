@@ -112,32 +112,51 @@ def test_nesting_is_counted_as_the_parser_nests(markup, deepest):
 # --------------------------------------------------------------------------- 9. attributes
 
 ATTRIBUTES = {
-    "one tag, 1,001 attributes": (_page("<p><span " + " ".join(f'a{i}="x"' for i in range(1001)) + ">x</span></p>"),
-                                  1001),
-    "values holding > and <": (_page("<p><span " + "".join(f"a{i}='>' b{i}=\"<\" " for i in range(800))
-                                     + ">x</span></p>"), 1600),
-    "no spaces between them": (_page("<p><span " + "".join(f'a{i}="x"' for i in range(1500)) + ">x</span></p>"),
-                               1500),
-    "many tags, boolean attributes": (_page("<p>" + ("<b " + " ".join(f"a{i}" for i in range(1200)) + ">x</b>")
-                                            * 50 + "</p>"), 1200),
+    "one tag, 1,001 attributes": _page("<p><span " + " ".join(f'a{i}="x"' for i in range(1001)) + ">x</span></p>"),
+    "values holding > and <": _page("<p><span " + "".join(f"a{i}='>' b{i}=\"<\" " for i in range(800))
+                                    + ">x</span></p>"),
+    "no spaces between them": _page("<p><span " + "".join(f'a{i}="x"' for i in range(1500)) + ">x</span></p>"),
+    "many tags, boolean attributes": _page("<p>" + ("<span " + " ".join(f"a{i}" for i in range(1200)) + ">x</span>")
+                                           * 50 + "</p>"),
 }
 
 
 @pytest.mark.parametrize("shape", sorted(ATTRIBUTES))
 def test_a_page_with_too_many_attributes_on_an_element_fails_alone(tmp_path, shape):
-    html, count = ATTRIBUTES[shape]
-    line = html[:html.index("<span" if "<span" in html else "<b ")].count("\n") + 1
+    html = ATTRIBUTES[shape]
+    line = html[:html.index("<span")].count("\n") + 1
     out, db = _build_twice(tmp_path, html)
-    _assert_failed_alone(out, db, f"[normalize] ruling-page, line {line}: an element with {count} attributes, "
-                                  "over the limit of 1000 (--max-attributes)")
+    _assert_failed_alone(out, db, f"[normalize] ruling-page, line {line}: more than 1000 attributes on one element, "
+                                  "over the limit (--max-attributes)")
 
 
-def test_attributes_are_counted_per_element():
+PAGE_ATTRIBUTES = {
+    "attributes with values": _page("<p>" + '<span class="c" id="i" title="t">x</span>\n' * 400 + "</p>"),
+    "boolean attributes, no spaces": _page("<p>" + '<span a="x"b="x"c/d/e>x</span>\n' * 400 + "</p>"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PAGE_ATTRIBUTES))
+def test_a_page_with_too_many_attributes_in_all_fails_alone(tmp_path, shape):
+    """1,000 is over 333 tags of three attributes (five in the second shape: 200 tags)."""
+    html = PAGE_ATTRIBUTES[shape]
+    first = html.index("<span")
+    per_tag = 3 if shape == "attributes with values" else 5
+    line = html[:first].count("\n") + 1 + 1000 // per_tag
+    out, db = _build_twice(tmp_path, html, "--max-page-attributes", "1000")
+    _assert_failed_alone(out, db, f"[normalize] ruling-page, line {line}: more than 1000 attributes on the page's "
+                                  "elements, over the limit (--max-page-attributes)")
+
+
+def test_attributes_are_counted_per_element_and_in_all():
     many_small = "<p " + 'class="a" id="b" ' + ">x</p>"
     check_attributes(many_small * 10000, 3)  # 20,000 attributes in all, two an element
-    check_attributes('<p title="' + "a b c " * 1000 + '">x</p>', 3)  # one long value
-    with pytest.raises(NormalizeError, match="an element with 4 attributes, over the limit of 3"):
+    check_attributes(many_small * 10000, 3, page_limit=20000)
+    check_attributes('<p title="' + "a b c " * 1000 + '">x</p>', 3, page_limit=3)  # one long value
+    with pytest.raises(NormalizeError, match="line 2: more than 3 attributes on one element"):
         check_attributes("<p>\n<i a b c d>x</i>", 3)
+    with pytest.raises(NormalizeError, match="line 1: more than 19999 attributes on the page's elements"):
+        check_attributes(many_small * 10000, 3, page_limit=19999)
 
 
 # --------------------------------------------------------------------------- 9. time
