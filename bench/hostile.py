@@ -9,7 +9,7 @@ A build still running after ``--timeout`` seconds (default 300) is killed
 and reported as such. ``PYTHONPATH=/other/checkout`` measures another
 version (the child imports ``pipeline`` and ``bench`` from there).
 
-Cases: ``deep_div`` (<div> nested 100,000 deep, 1.1 MB), ``deep_span``
+Cases: ``baseline`` (a third good page: the build's fixed cost), ``deep_div`` (<div> nested 100,000 deep, 1.1 MB), ``deep_span``
 (<span> 100,000 deep in a <p>), ``attrs_1m`` (one tag with 1,000,000
 attributes, 10 MB), ``attrs_100k`` (100,000 attributes), ``attrs_tags``
 (2,000 tags of 1,000 attributes each, 10 MB), ``rulings_200k`` (200,000
@@ -41,6 +41,7 @@ def _attrs(count: int, tags: int = 1) -> str:
 
 
 CASES = {
+    "baseline": lambda: GOOD,  # no hostile page: what the build costs anyway (spaCy, the card index, workers)
     "deep_div": lambda: HEAD + "<div>" * 100_000 + "文字" + "</div>" * 100_000 + TAIL,
     "deep_span": lambda: HEAD + "<p>" + "<span>" * 100_000 + "文字" + "</span>" * 100_000 + "</p>" + TAIL,
     "attrs_1m": lambda: _attrs(1_000_000),
