@@ -13,7 +13,8 @@ Cases: ``baseline`` (a third good page: the build's fixed cost), ``deep_div`` (<
 (<span> 100,000 deep in a <p>), ``attrs_1m`` (one tag with 1,000,000
 attributes, 10 MB), ``attrs_100k`` (100,000 attributes), ``attrs_tags``
 (2,000 tags of 1,000 attributes each, 10 MB), ``rulings_200k`` (200,000
-rulings in <p>s, 17 MB), ``rulings_li`` (the same in <li>s).
+rulings in <p>s, 17 MB), ``rulings_19k`` (19,000 of them: under the default limit), ``rulings_li``
+(200,000 in <li>s).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ CASES = {
     "attrs_100k": lambda: _attrs(100_000),
     "attrs_tags": lambda: _attrs(1_000, 2_000),
     "rulings_200k": lambda: HEAD + "".join(f"<p>{RULING.format(i=i)}</p>" for i in range(200_000)) + TAIL,
+    "rulings_19k": lambda: HEAD + "".join(f"<p>{RULING.format(i=i)}</p>" for i in range(19_000)) + TAIL,
     "rulings_li": lambda: HEAD + "<ul>" + "".join(f"<li>{RULING.format(i=i)}</li>" for i in range(200_000))
     + "</ul>" + TAIL,
 }

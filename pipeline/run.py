@@ -16,8 +16,9 @@ collected, the page keeps the records the previous database holds for it, and
 the other pages go on. So does a page over the bounds of
 :class:`~pipeline.limits.PageLimits` (nesting, attributes, records, checked
 while it is read; its time, by killing the worker process reading it: pages
-are read in worker processes whenever a page timeout or a deadline is set). The database and the engine module are each written to
-a temporary file and renamed, the engine right after the database, so an
+are read in worker processes whenever a page timeout or a deadline is set).
+The database and the engine module are each written to a temporary file and
+renamed, the engine right after the database, so an
 interrupted build leaves the previous ones intact.
 """
 
@@ -45,8 +46,8 @@ from .compile import cite_once, compile_procedural, compile_rules, for_compile, 
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, layout_warnings, pipeline_for
-from .limits import DEFAULT_LIMITS, PageLimits
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
+from .limits import DEFAULT_LIMITS, PageLimits
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
                    output_paths, previous_counts, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
@@ -346,7 +347,7 @@ class _Workers:
         self.pool.shutdown()
 
 
-def _in_order(pool, jobs: list, ahead: int, fn: Callable = None, timeout: float | None = None,
+def _in_order(pool, jobs: list, ahead: int, fn: Callable | None = None, timeout: float | None = None,
               deadline: float | None = None, failed: Callable | None = None) -> Iterator:
     """The outcomes of ``fn`` (default :func:`_page_job`) for ``jobs``, in
     their order, with at most ``ahead`` (at least 1) jobs handed out whose
