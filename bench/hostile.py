@@ -14,7 +14,8 @@ Cases: ``baseline`` (a third good page: the build's fixed cost), ``deep_div`` (<
 attributes, 10 MB), ``attrs_100k`` (100,000 attributes), ``attrs_tags``
 (2,000 tags of 1,000 attributes each, 10 MB), ``rulings_200k`` (200,000
 rulings in <p>s, 17 MB), ``rulings_19k`` (19,000 of them: under the default limit), ``rulings_li``
-(200,000 in <li>s).
+(200,000 in <li>s), ``inline_2m`` (a paragraph of 2,000,000 <b>s, 16 MB), ``empty_divs``
+(1,500,000 empty <div>s, 16 MB).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ CASES = {
     "attrs_tags": lambda: _attrs(1_000, 2_000),
     "rulings_200k": lambda: HEAD + "".join(f"<p>{RULING.format(i=i)}</p>" for i in range(200_000)) + TAIL,
     "rulings_19k": lambda: HEAD + "".join(f"<p>{RULING.format(i=i)}</p>" for i in range(19_000)) + TAIL,
+    "inline_2m": lambda: HEAD + "<p>" + "<b>x</b>" * 2_000_000 + "</p>" + TAIL,
+    "empty_divs": lambda: HEAD + "<div></div>" * 1_500_000 + TAIL,
     "rulings_li": lambda: HEAD + "<ul>" + "".join(f"<li>{RULING.format(i=i)}</li>" for i in range(200_000))
     + "</ul>" + TAIL,
 }

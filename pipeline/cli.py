@@ -47,7 +47,7 @@ ENGINE_OPTION = click.option("--engine-out", "engine_path", type=click.Path(dir_
 
 def _page_limits(command):
     """The options that bound what one page may cost (``--max-nesting``,
-    ``--max-attributes``, ``--max-page-attributes``, ``--max-page-records``,
+    ``--max-attributes``, ``--max-page-elements``, ``--max-page-attributes``, ``--max-page-records``,
     ``--page-timeout``),
     handed to the command as one ``limits`` argument (:class:`PageLimits`)."""
     options = [
@@ -56,6 +56,9 @@ def _page_limits(command):
                                              "tree is built)."),
         click.option("--max-attributes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_attributes,
                      show_default=True, help="Refuse a page with an element of more attributes (checked before "
+                                             "parsing)."),
+        click.option("--max-page-elements", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_elements,
+                     show_default=True, help="Refuse a page of more elements (start tags; checked before "
                                              "parsing)."),
         click.option("--max-page-attributes", type=click.IntRange(min=1),
                      default=DEFAULT_LIMITS.max_page_attributes, show_default=True,
@@ -69,9 +72,10 @@ def _page_limits(command):
     ]
 
     @functools.wraps(command)
-    def wrapper(*args, max_nesting: int, max_attributes: int, max_page_attributes: int, max_page_records: int,
-                page_timeout: float, **kwargs):
-        limits = PageLimits(max_nesting, max_attributes, max_page_records, page_timeout, max_page_attributes)
+    def wrapper(*args, max_nesting: int, max_attributes: int, max_page_elements: int, max_page_attributes: int,
+                max_page_records: int, page_timeout: float, **kwargs):
+        limits = PageLimits(max_nesting, max_attributes, max_page_records, page_timeout, max_page_attributes,
+                            max_page_elements)
         return command(*args, limits=limits, **kwargs)
 
     for option in reversed(options):

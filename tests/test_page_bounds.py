@@ -26,7 +26,7 @@ from corpus_kit import GOOD_HTML, OTHER_TEXT, RULING, PageSpec, good_corpus, sto
 from pipeline.cli import main
 from pipeline.fetch import FetchConfig
 from pipeline.limits import PageLimits
-from pipeline.normalize import check_attributes, check_nesting
+from pipeline.normalize import check_attributes, check_elements, check_nesting
 from pipeline.errors import NormalizeError
 from pipeline.refresh import refresh
 from pipeline.run import build
@@ -148,6 +148,26 @@ def test_a_page_with_too_many_attributes_in_all_fails_alone(tmp_path, shape):
     out, db = _build_twice(tmp_path, html, "--max-page-attributes", "1000")
     _assert_failed_alone(out, db, f"[normalize] ruling-page, line {line}: more than 1000 attributes on the page's "
                                   "elements, over the limit (--max-page-attributes)")
+
+
+ELEMENTS = {  # (page, the line of the 1,001st start tag: html, head, title, body, main, h1, h2 and p come first)
+    "empty divs": (_page("<div></div>\n" * 1500), 993),
+    "inline elements in one paragraph": (_page("<p>" + "<b>x</b>\n" * 1500 + "</p>"), 992),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ELEMENTS))
+def test_a_page_of_too_many_elements_fails_alone(tmp_path, shape):
+    html, line = ELEMENTS[shape]
+    out, db = _build_twice(tmp_path, html, "--max-page-elements", "1000")
+    _assert_failed_alone(out, db, f"[normalize] ruling-page, line {line}: more than 1000 elements on one page, over "
+                                  "the limit (--max-page-elements)")
+
+
+def test_elements_are_start_tags():
+    check_elements("<p>a < b, c <= d</p>" * 500 + "<!-- x -->" * 2000, 500)  # "<" in text, comments
+    with pytest.raises(NormalizeError, match="line 3: more than 2 elements on one page"):
+        check_elements("<p>\n</p><br>\n<i>x</i>", 2)
 
 
 def test_attributes_are_counted_per_element_and_in_all():
