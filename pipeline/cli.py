@@ -27,6 +27,7 @@ from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
 from .database import check_header, is_damage, unreadable
 from .errors import RulingsError, UsageError
 from .fetch import FetchConfig
+from .limits import DEFAULT_LIMITS, PageLimits
 from .load import database_lock, register_sql_functions
 from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .records import excerpt
@@ -53,6 +54,44 @@ def _echo(line: str = "", err: bool = False) -> None:
     the CLI prints goes through here (ruling text, scenario ids, file names
     and queries may hold ESC, CR, a newline, bidi overrides)."""
     click.echo(terminal_safe(line), err=err)
+
+
+def _page_limits(command):
+    """The options that bound what one page may cost (``--max-nesting``,
+    ``--max-attributes``, ``--max-page-elements``, ``--max-page-attributes``, ``--max-page-records``,
+    ``--page-timeout``),
+    handed to the command as one ``limits`` argument (:class:`PageLimits`)."""
+    options = [
+        click.option("--max-nesting", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_nesting,
+                     show_default=True, help="Refuse a page with more elements open at once (checked before its "
+                                             "tree is built)."),
+        click.option("--max-attributes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_attributes,
+                     show_default=True, help="Refuse a page with an element of more attributes (checked before "
+                                             "parsing)."),
+        click.option("--max-page-elements", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_elements,
+                     show_default=True, help="Refuse a page of more elements (start tags; checked before "
+                                             "parsing)."),
+        click.option("--max-page-attributes", type=click.IntRange(min=1),
+                     default=DEFAULT_LIMITS.max_page_attributes, show_default=True,
+                     help="Refuse a page whose elements hold more attributes in all (checked before parsing)."),
+        click.option("--max-page-records", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_records,
+                     show_default=True, help="Refuse a page of more text blocks or records (checked as they are "
+                                             "made: memory stays bounded)."),
+        click.option("--page-timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_LIMITS.timeout,
+                     show_default=True, help="Seconds one page may take to read (in a worker process, ended "
+                                             "then); the page fails, the others go on."),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(*args, max_nesting: int, max_attributes: int, max_page_elements: int, max_page_attributes: int,
+                max_page_records: int, page_timeout: float, **kwargs):
+        limits = PageLimits(max_nesting, max_attributes, max_page_records, page_timeout, max_page_attributes,
+                            max_page_elements)
+        return command(*args, limits=limits, **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -189,10 +228,11 @@ def _page_progress(total: int, quiet: bool):
                    "times the records, keeps its previous records, with a warning (1: accept any page).")
 @click.option("--wait", is_flag=True, help="Wait while another writer (a build, a refresh, `rulings sql --write`) "
                                            "holds the database's lock instead of exiting with an error.")
+@_page_limits
 @JSON_OPTION
 @_exit_codes
 def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: int, workers: int | None,
-          max_shrink: float, wait: bool, as_json: bool) -> None:
+          max_shrink: float, wait: bool, as_json: bool, limits: PageLimits) -> None:
     """Normalize, extract, load, compile and generate from the corpus.
 
     Writes the database (--db) and the engine module (--engine-out), each
@@ -206,7 +246,7 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     total = len(load_manifest(corpus_dir))
     with _page_progress(total, as_json) as progress:  # the build takes <db>.lock, as a refresh does
         result = run_build(corpus_dir, db_path, engine_path, progress=progress, max_page_bytes=max_page_bytes,
-                           workers=workers, max_shrink=max_shrink, wait=wait)
+                           workers=workers, max_shrink=max_shrink, wait=wait, limits=limits)
     summary = result.summary()
     if as_json:
         _echo_json(summary)
@@ -620,16 +660,18 @@ def show(record_id: str, db_path: Path, as_json: bool) -> None:
 @click.option("--source-deadline", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
               help="Seconds one source may take, waits and retries included; then it is recorded as failed.")
 @click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=3600.0, show_default=True,
-              help="Seconds the whole run may fetch; sources not fetched by then are recorded as failed.")
+              help="Seconds the whole run may take, fetching and reading pages; sources not fetched or "
+                   "read by then are recorded as failed, and what was done is stored.")
 @click.option("--user-agent", envvar="RULINGS_USER_AGENT", default=None,
               help="User-Agent header (env RULINGS_USER_AGENT); default names rulings and its version. "
                    "Add a contact address when you run it on a schedule.")
+@_page_limits
 @JSON_OPTION
 @_exit_codes
 def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine_path: Path, wait: bool,
             rate_limit: float, timeout: float, retries: int, max_page_bytes: int, max_shrink: float,
             max_retry_after: float, max_crawl_delay: float, max_response_seconds: float, source_deadline: float,
-            deadline: float, user_agent: str | None, as_json: bool) -> None:
+            deadline: float, user_agent: str | None, as_json: bool, limits: PageLimits) -> None:
     """Fetch the sources from their URLs; re-process only the pages that changed.
 
     \b
@@ -657,7 +699,7 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
             _echo(f"  fetching {source_id}", err=True)
 
     result = run_refresh(prepare_corpus(corpus_dir), db_path, engine_path, list(source_ids) or None, config, wait=wait,
-                         progress=progress, max_shrink=max_shrink)
+                         progress=progress, max_shrink=max_shrink, limits=limits)
     if as_json:
         _echo_json(result.summary())
     else:

@@ -51,6 +51,7 @@ from .corpus import Source
 from .encoding import decode_bytes
 from .dates import find_dates, mark_references
 from .errors import NormalizeError
+from .limits import DEFAULT_LIMITS, PageLimits
 from .schema import markers
 
 STRIKE_TAGS = {"del", "s", "strike"}
@@ -721,7 +722,10 @@ class _HtmlWalker:
     paragraph, a list item's own text, a table row, a run of text and inline
     markup between two block elements), whatever inline markup it holds."""
 
-    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False, language: str = "zh") -> None:
+    def __init__(self, footnote_ids: frozenset[str] = frozenset(), clean: bool = False, language: str = "zh",
+                 max_blocks: int = DEFAULT_LIMITS.max_records, source_id: str = "") -> None:
+        self.max_blocks, self.source_id = max_blocks, source_id  # more blocks: NormalizeError naming the page
+        self._below: dict | None = None  # element -> the first admonition title or heading under it (_first_below)
         self.clean = clean  # no invisible character in the content (:func:`_clean_page`)
         self.language = language  # how its dates are written (split_dated_lines)
         self.blocks: list[Block] = []
@@ -777,6 +781,7 @@ class _HtmlWalker:
             self.start_examples()  # a label on its own: the blocks after it are examples
             return None
         index = len(self.blocks)
+        check_records(index + 1, self.max_blocks, self.source_id, f"block {index}")
         group = self.example_group if self.examples and self.example_group is not None else index
         self.blocks.append(Block(index, self.section(frame.extra), lines, frame.bullet, frame.parent, frame.note,
                                  self.examples, group))
@@ -833,11 +838,13 @@ class _HtmlWalker:
             frame.bullet = False
         elif _is_footnote(child, classes):
             # A footnote is a note of the ruling that refers to it; its label ([1]) is not text.
-            label_classes = _footnote_markers()[2]
-            self.skip.update(el for el in child.iterdescendants() if _classes(el) & label_classes)
+            if not frame.note:  # inside a footnote read before, whose labels are skipped already: its subtree's
+                label_classes = _footnote_markers()[2]
+                below = list(child.iterdescendants())  # held: proxies dropped one by one cost the depth each
+                self.skip.update(el for el in below if _classes(el) & label_classes)
             return frame.child(child, parent=self.footnote_refs.get(child.get("id", ""), frame.parent), note=True)
         elif "admonition" in classes:
-            title = next((el for el in child.iterdescendants() if "admonition-title" in _classes(el)), None)
+            title = self.first_below(child)[0]
             label = _line_from(title, self.skip, self.clean).text if title is not None else ""
             if title is not None:
                 self.skip.add(title)
@@ -855,13 +862,27 @@ class _HtmlWalker:
             frame.bullet = False
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
-        elif name == "tr" and _layout_row(child):
+        elif name == "tr" and _layout_row(child, lambda cell: self.first_below(cell)[1] is not None):
             return frame.child(child)  # a table that lays out the page: its cells hold blocks, read as blocks
         elif name == "tr":
             self.emit([_line_from(child, self.skip, self.clean)], frame.child(child, chrome_lines=False))
         else:
             return frame.child(child)
         return None
+
+    def first_below(self, element) -> tuple:
+        """(the first admonition title, the first heading) in ``element``'s
+        subtree, each None if it has none: found for every element of the
+        page in one pass the first time it is asked (a search of each
+        admonition's or table cell's subtree costs the square of the depth
+        of nested ones)."""
+        if self._below is None:
+            self._below = {}
+            root = element.getroottree().getroot()
+            titles = root.xpath("//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]")
+            _mark_ancestors(self._below, titles, 0)
+            _mark_ancestors(self._below, [el for el in root.iter(*HEADINGS)], 1)
+        return self._below.get(element, (None, None))
 
     def _lines_of_line_block(self, block) -> list[Line]:
         """Each ``.line`` child is a line; nested line-blocks are read in
@@ -923,7 +944,24 @@ def _paragraph_heading(el, classes: frozenset[str], text: str) -> str | None:
     return text if CARD_NAME_ONLY.fullmatch(text) else None
 
 
-def _layout_row(tr) -> bool:
+def _mark_ancestors(below: dict, elements: list, slot: int) -> None:
+    """For each of ``elements`` (in document order), make it the ``slot``
+    of ``below[a]`` (a pair, (None, None) at first) for each ancestor ``a``
+    that has none yet: each ancestor gets the first of them in its
+    subtree. A walk up stops at an ancestor marked before (so are all of
+    its ancestors), so the cost is one step per element marked, whatever
+    the depth."""
+    for element in elements:
+        parent = element.getparent()
+        while parent is not None:
+            pair = below.get(parent, (None, None))
+            if pair[slot] is not None:
+                break
+            below[parent] = (element, pair[1]) if slot == 0 else (pair[0], element)
+            parent = parent.getparent()
+
+
+def _layout_row(tr, has_heading=None) -> bool:
     """Whether table row ``tr`` lays out the page rather than holding a
     record: in a table of one or two rows (``thead``, ``tbody`` counted
     together) without header cells (a data table has a row a record, and
@@ -940,7 +978,8 @@ def _layout_row(tr) -> bool:
     cells = [c for c in tr if c.tag in CELL_TAGS]
     for cell in cells:
         blocks = sum(1 for c in cell if c.tag in _LAYOUT_BLOCKS)
-        if blocks >= 3 or any(isinstance(d.tag, str) and d.tag in HEADINGS for d in cell.iterdescendants()):
+        if blocks >= 3 or (has_heading(cell) if has_heading else
+                           any(isinstance(d.tag, str) and d.tag in HEADINGS for d in cell.iterdescendants())):
             return True
         if blocks >= 2 and len(cells) == 1 and len(rows) == 1:
             return True
@@ -998,12 +1037,14 @@ def _content_element(root):
     return root.find("body")
 
 
-def _parse(text: str):
+def _parse(text: str, max_nesting: int = DEFAULT_LIMITS.max_nesting, source_id: str = ""):
     """(root element or None, libxml2's error log) of the page's HTML.
 
     libxml2 gives up on markup nested deeper than 2048 levels (the rest of
     the page is lost); such a page is parsed again by BeautifulSoup, whose
-    tree has no depth limit, and its tree is copied into an lxml one.
+    tree has no depth limit, and its tree is copied into an lxml one: first
+    its depth is measured (:func:`check_nesting`), and a page nested deeper
+    than ``max_nesting`` fails (NormalizeError) before any tree is built.
     """
     parser = etree.HTMLParser(**_PARSER_OPTIONS)
     try:
@@ -1011,8 +1052,121 @@ def _parse(text: str):
     except (etree.LxmlError, ValueError):
         root = None
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        root = None  # the partial tree is freed before the second parse
+        check_nesting(text, max_nesting, source_id)
         root = _tree_from_soup(text)
     return root, parser.error_log
+
+
+class _Depth:
+    """A parser target that follows how many elements are open and raises
+    NormalizeError (naming the page, the element's number in document
+    order and the limit) when more than ``limit`` are; it builds nothing."""
+
+    def __init__(self, limit: int, source_id: str):
+        self.limit, self.source_id, self.depth, self.count = limit, source_id, 0, 0
+
+    def start(self, tag, attrib) -> None:
+        self.depth += 1
+        self.count += 1
+        if self.depth > self.limit:
+            raise NormalizeError(f"markup nested over {self.limit} levels deep, over the limit (--max-nesting)",
+                                 source_id=self.source_id, place=f"element {self.count} <{tag}>")
+
+    def end(self, tag) -> None:
+        self.depth -= 1
+
+    def close(self) -> None:
+        return None
+
+
+def check_nesting(text: str, limit: int, source_id: str = "") -> None:
+    """Raise NormalizeError when ``text`` (HTML) has more than ``limit``
+    elements open at once, as libxml2's parser nests them (implied end
+    tags closed: ``<p>a<p>b`` is one level): one pass of the parser with
+    a target that only counts (:class:`_Depth`), stopped at the first
+    element over the limit. Linear in the page's size."""
+    parser = etree.HTMLParser(target=_Depth(limit, source_id), encoding="utf-8", recover=True, huge_tree=True,
+                              remove_comments=True, remove_pis=True)
+    try:
+        etree.fromstring(text.encode("utf-8", "replace"), parser)
+    except (etree.LxmlError, ValueError):
+        pass  # what the parser cannot read, the full parse reports
+
+
+# A start tag as libxml2's tokenizer reads it: "<" and a letter, then anything but ">" or a
+# quote, and quoted values (which may hold ">"): each character is read once. Possessive: a
+# backtracking repeat keeps state for each of its rounds (a tag of a million quoted values: 165 MB).
+_START_TAG = re.compile(r"""<[A-Za-z][^>"']*+(?:(?:"[^"]*+"|'[^']*+')[^>"']*+)*+""")
+# In a start tag: its name, or an attribute with its value if it has one (a="x"b="y" is two attributes).
+_ATTRIBUTE = re.compile(r"""[^\s/"'=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]*))?|"[^"]*"|'[^']*'""")
+
+
+_TAG_OPEN = re.compile(r"<[A-Za-z]")  # a start tag's first characters, as libxml2's tokenizer reads them
+
+
+def check_elements(text: str, limit: int, source_id: str = "") -> None:
+    """Raise NormalizeError (naming the page, the line of the first start
+    tag over the limit, and the limit) when ``text`` (HTML) holds more than
+    ``limit`` start tags: each element costs about 300 bytes once parsed
+    and read (1.5 million empty ``<div>``s took 635 MB). Counted in C
+    (``<`` less ``</``: at least the start tags), then, when that could be
+    over the limit, tag by tag up to the first over it."""
+    if text.count("<") - text.count("</") <= limit:
+        return
+    over = next(islice(_TAG_OPEN.finditer(text), limit, None), None)
+    if over is not None:
+        line = text.count("\n", 0, over.start()) + 1
+        raise NormalizeError(f"more than {limit} elements on one page, over the limit (--max-page-elements)",
+                             source_id=source_id, place=f"line {line}")
+
+
+def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int | None = None) -> None:
+    """Raise NormalizeError (naming the page, the line and the limit) when
+    a start tag of ``text`` (HTML) holds more than ``limit`` attributes, or
+    its tags more than ``page_limit`` in all, before libxml2 reads them:
+    its parser compares each attribute of a tag with all those before it (a
+    million attributes on one tag kept it busy for hours), and holds each
+    in about 250 bytes (2 million took 770 MB). One pass of
+    :data:`_START_TAG` over the page, linear in its size: only a tag long
+    enough to hold ``limit`` attributes (two characters each) is counted,
+    and every tag only when the page's separators (white space, ``/``,
+    quotes: each attribute is preceded by one) could number more than
+    ``page_limit``."""
+    separators = sum(map(text.count, _SEPARATORS))
+    count_all = page_limit is not None and separators > page_limit
+    total = 0
+    for tag in _START_TAG.finditer(text):
+        if not count_all and tag.end() - tag.start() <= 2 * limit:
+            continue
+        count = _attribute_count(text, tag.start(), tag.end(), limit)
+        total += count
+        if count > limit or (count_all and total > page_limit):
+            line = text.count("\n", 0, tag.start()) + 1
+            what = (f"more than {limit} attributes on one element, over the limit (--max-attributes)"
+                    if count > limit else f"more than {page_limit} attributes on the page's elements, over the "
+                    "limit (--max-page-attributes)")
+            raise NormalizeError(what, source_id=source_id, place=f"line {line}")
+
+
+_SEPARATORS = (" ", "\n", "\t", "\r", "\f", "/", '"', "'")
+
+
+def _attribute_count(text: str, start: int, end: int, most: int) -> int:
+    """The attributes of the start tag ``text[start:end]``, counted up to
+    ``most + 1`` (read in place: a tag of a million attributes is neither
+    copied nor listed)."""
+    found = _ATTRIBUTE.finditer(text, start + 1, end)
+    return sum(1 for _ in islice(found, most + 2)) - 1  # the first is the tag's name
+
+
+def check_records(count: int, limit: int, source_id: str, place: str) -> None:
+    """Raise NormalizeError when a page reaches ``count`` blocks (or
+    records), over ``limit``: raised as the block over it is made, so a
+    page of a million tiny rulings stops before it fills the memory."""
+    if count > limit:
+        raise NormalizeError(f"over {limit} records on one page, over the limit (--max-page-records)",
+                             source_id=source_id, place=place)
 
 
 def _soup(text: str) -> BeautifulSoup:
@@ -1028,9 +1182,11 @@ def _tree_from_soup(text: str):
     attributes lxml cannot hold skipped). Explicit stack: any depth."""
     soup = _soup(text)
     root = etree.Element("html")
-    stack = [(iter(soup.html.children if soup.html else soup.children), root)]
+    # (children left, the copy, its last child so far: len() of an lxml element counts its children)
+    stack = [[iter(soup.html.children if soup.html else soup.children), root, None]]
     while stack:
-        children, parent = stack[-1]
+        frame = stack[-1]
+        children, parent, last = frame
         child = next(children, None)
         if child is None:
             stack.pop()
@@ -1041,9 +1197,9 @@ def _tree_from_soup(text: str):
                     el.set(name, " ".join(value) if isinstance(value, list) else value)
                 except ValueError:
                     pass
-            stack.append((iter(child.children), el))
+            frame[2] = el
+            stack.append([iter(child.children), el, None])
         elif type(child) is NavigableString:  # not a comment, doctype or CDATA
-            last = parent[-1] if len(parent) else None
             if last is None:
                 parent.text = (parent.text or "") + str(child)
             else:
@@ -1090,27 +1246,36 @@ def page_head(text: str, root=None) -> tuple[str, LangTag]:
     return title, parse_lang_tag(lang.strip()) if isinstance(lang, str) and lang.strip() else LangTag()
 
 
-def normalize_html(text: str, source: Source) -> Page:
+def normalize_html(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS) -> Page:
     """HTML text -> Page. Warns (does not fail) when no content element exists.
 
     Raises NormalizeError naming the source when the page has neither a
-    content element nor a body, or no text in it.
+    content element nor a body, or no text in it, and when it is over one of
+    ``limits``: more than ``max_elements`` start tags, an element with more
+    than ``max_attributes`` attributes, or more than ``max_page_attributes``
+    in all (checked before parsing), more than ``max_nesting`` elements open at once
+    (checked before the tree is built), more than ``max_records`` blocks.
     """
     warnings: list[str] = []
-    root, errors = _parse(text)
+    check_elements(text, limits.max_elements, source.id)
+    check_attributes(text, limits.max_attributes, source.id, limits.max_page_attributes)
+    root, errors = _parse(text, limits.max_nesting, source.id)
     content = _content_element(root) if root is not None else None
     if content is None:
         raise NormalizeError("page has no body or content element", source_id=source.id, place="<body>")
     if content.tag == "body":
         selectors = markers()["content_selectors"]
         warnings.append(f"{source.id}: no content element ({', '.join(selectors[:3])} ...); used <body>")
-    footnote_ids = frozenset(el.get("id") for el in content.iter("aside", "div", "li", "section")
-                             if el.get("id") and _is_footnote(el, _classes(el)))
+    # A list, not a generator: lxml frees the proxy of an element dropped while its ancestors have
+    # none by walking up to one that has, so dropping them one by one costs the depth each time.
+    candidates = list(content.iter("aside", "div", "li", "section"))
+    footnote_ids = frozenset(el.get("id") for el in candidates if el.get("id") and _is_footnote(el, _classes(el)))
+    del candidates
     clean = _clean_page(content)
     references = None if clean else _reference_controls(content)
     if references:
         warnings.append(f"{source.id}: {references}")
-    walker = _HtmlWalker(footnote_ids, clean, source.language)
+    walker = _HtmlWalker(footnote_ids, clean, source.language, limits.max_records, source.id)
     walker.walk(content)
     if not walker.blocks:
         raise NormalizeError("page has no text in its content element", source_id=source.id, place=f"<{content.tag}>")
@@ -1154,8 +1319,9 @@ def _md_line(text: str) -> Line:
     return Line("".join(out).strip(), (), tuple(links))
 
 
-def normalize_text(text: str, source: Source) -> Page:
-    """Plain text or Markdown -> Page."""
+def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS) -> Page:
+    """Plain text or Markdown -> Page. Raises NormalizeError for a page of
+    more than ``limits.max_records`` blocks, or with none."""
     markdown = source.format == "markdown"
     raw_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[Block] = []
@@ -1168,9 +1334,11 @@ def normalize_text(text: str, source: Source) -> Page:
     def flush() -> None:
         nonlocal current, current_bullet
         if current:
+            check_records(len(blocks) + 1, limits.max_records, source.id, f"line {start_line}")
             blocks.append(Block(len(blocks), tuple(t for _, t in headings), current, current_bullet))
         current, current_bullet = [], False
 
+    start_line = 1  # of the block being read
     for i, raw in enumerate(raw_lines):
         stripped = raw.strip()
         if not stripped or set(stripped) <= {"|"}:
@@ -1198,6 +1366,7 @@ def normalize_text(text: str, source: Source) -> Page:
             stripped = raw[bullet.end():].strip()
         if not current:
             current_indent = indent if not bullet else indent + 2
+            start_line = i + 1
         if stripped.startswith(">"):
             stripped = stripped.lstrip("> ").strip()
         current.append(_md_line(clean_text(stripped)) if markdown else Line(_collapse(stripped)))
@@ -1210,8 +1379,11 @@ def normalize_text(text: str, source: Source) -> Page:
 
 # --------------------------------------------------------------------------- entry point
 
-def normalize(data: bytes, source: Source, declared_charset: str | None = None) -> Page:
-    """Page bytes -> :class:`Page`; dispatches on ``source.format``."""
+def normalize(data: bytes, source: Source, declared_charset: str | None = None,
+              limits: PageLimits = DEFAULT_LIMITS) -> Page:
+    """Page bytes -> :class:`Page`; dispatches on ``source.format``.
+    Raises NormalizeError for a page it cannot read or over ``limits``
+    (:func:`normalize_html`; a text page of more than ``max_records`` blocks)."""
     text, warnings = decode_page(data, source.id, declared_charset, language=source.language, script=source.script,
                                  region=source.region)
     control = CONTROL_CHARS.search(text) if has_control_chars(text) else None
@@ -1220,7 +1392,7 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None) 
         warnings.append(f"{source.id}: {count} control characters removed, the first "
                         f"(U+{ord(control.group(0)):04X}) at char {control.start()}")
         text = CONTROL_CHARS.sub("", text)
-    page = normalize_html(text, source) if source.format == "html" else normalize_text(text, source)
+    page = normalize_html(text, source, limits) if source.format == "html" else normalize_text(text, source, limits)
     page.warnings[:0] = warnings
     chars = char_counts(page_text(page))  # counted once for both checks of the page's script
     settle_script(page, chars)

@@ -52,8 +52,9 @@ from .generate import engine_paths, engine_tables, render_all, rules_hash, write
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, previous_rules,
                    read_records, read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .limits import DEFAULT_LIMITS, PageLimits
 from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now as _now
-from .run import build, process_page
+from .run import build, default_workers, process_page, read_pages
 from .schema import check_all
 
 # The stamp of each generated file: the .py module, the .mjs module, the .json data.
@@ -178,7 +179,8 @@ def diff_records(old: list, new: list) -> RecordDiff:
 
 def refresh(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
             source_ids: list[str] | None = None, config: FetchConfig | None = None, wait: bool = False,
-            progress: Callable[[str], None] | None = None, max_shrink: float = 0.5) -> RefreshResult:
+            progress: Callable[[str], None] | None = None, max_shrink: float = 0.5,
+            limits: PageLimits = DEFAULT_LIMITS) -> RefreshResult:
     """Refresh the database ``db_path`` and the engine ``engine_out`` from the
     sources' URLs (all fetchable sources, or ``source_ids``).
 
@@ -186,7 +188,11 @@ def refresh(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engin
     of its stored ones (or none) is refused as malformed: a markup change is
     likelier than a mass withdrawal of rulings. 1.0 accepts any page. (A page
     whose headings were renamed keeps its size: its records are retired and
-    added again under their new section paths.)
+    added again under their new section paths.) ``limits``: what one page
+    may cost (:class:`~pipeline.limits.PageLimits`); the changed pages are
+    read in worker processes, each within ``limits.timeout`` seconds, all
+    within the run's deadline (``config.deadline`` seconds from the start:
+    pages not read by then fail, what was done is stored).
 
     Raises BusyError (a RefreshError) when another refresh or build holds
     the lock (unless ``wait``), UsageError when the outputs overlap, UsageError for an unknown or frozen source id, CorpusError for
@@ -200,7 +206,7 @@ def refresh(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engin
     db_path.parent.mkdir(parents=True, exist_ok=True)
     with database_lock(db_path, wait):
         return _refresh_locked(Path(corpus_dir), db_path, engine_out, source_ids, config or FetchConfig(),
-                               progress, max_shrink)
+                               progress, max_shrink, limits)
 
 
 def select_sources(sources: list[Source], source_ids: list[str] | None) -> list[Source]:
@@ -224,7 +230,8 @@ def select_sources(sources: list[Source], source_ids: list[str] | None) -> list[
 
 def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_ids: list[str] | None,
                     config: FetchConfig, progress: Callable[[str], None] | None,
-                    max_shrink: float) -> RefreshResult:
+                    max_shrink: float, limits: PageLimits = DEFAULT_LIMITS) -> RefreshResult:
+    deadline = time.monotonic() + config.deadline  # the whole run's: fetching (the Fetcher's own) and reading
     check_all()
     sources = load_manifest(corpus_dir)
     selected = select_sources(sources, source_ids)
@@ -232,7 +239,8 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
         check_snapshot_store(corpus_dir, source)
     built_first = not db_path.is_file()
     if built_first:
-        built = build(corpus_dir, db_path, engine_out, max_page_bytes=config.max_page_bytes, locked=True)
+        built = build(corpus_dir, db_path, engine_out, max_page_bytes=config.max_page_bytes, locked=True,
+                      limits=limits, deadline=deadline)
         initial_warnings = [f"initial build: {e}" for e in built.errors]
     else:
         initial_warnings = []
@@ -246,7 +254,7 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
 
     updates, bad_snapshots, compiled = [], [], None
     if candidates:
-        updates, bad_snapshots = _process(candidates, db_path, state, config, result, max_shrink)
+        updates, bad_snapshots = _process(candidates, db_path, state, config, result, max_shrink, limits, deadline)
         if any(u.diff for u in updates):
             compiled = _compile(db_path, sources, state, updates, result)
             result.recompiled = True
@@ -314,25 +322,35 @@ def _kept(reason: str, prev: SnapshotInfo | None) -> str:
 
 
 def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig, result: RefreshResult,
-             max_shrink: float) -> tuple[list[_Update], list[tuple]]:
-    """Normalize, extract and diff the changed pages. A page that fails, or
-    that would lose too many records, turns its outcome to failed; so does an
-    unexpected error, since one odd page must not stop an unattended run."""
+             max_shrink: float, limits: PageLimits = DEFAULT_LIMITS,
+             deadline: float | None = None) -> tuple[list[_Update], list[tuple]]:
+    """Normalize, extract and diff the changed pages, read in worker
+    processes (:func:`pipeline.run.read_pages`: each within
+    ``limits.timeout`` seconds, all by ``deadline``). A page that fails, is
+    over a limit, is not read by the deadline, or would lose too many
+    records turns its outcome to failed; so does an unexpected error, since
+    one odd page must not stop an unattended run."""
     outcome_of = {o.source_id: o for o in result.outcomes}
     old_by_source: dict[str, list] = {}
     for r in read_records(db_path, [s.id for s, _, _ in candidates]):
         old_by_source.setdefault(r.source_id, []).append(r)
     updates, bad = [], []
-    for source, fetched, digest in candidates:
+    jobs = [(source, config.max_page_bytes, limits, fetched.data) for source, fetched, _ in candidates]
+    read = read_pages(_refresh_job, jobs, default_workers(len(jobs)), limits.timeout, deadline, _refresh_failed)
+    for (source, fetched, digest), (page, error, timings) in zip(candidates, read):
         outcome = outcome_of[source.id]
         result.reprocessed.append(source.id)
         old = old_by_source.get(source.id, [])
+        for stage, seconds in timings.items():
+            result.timings[stage] += seconds
         try:
-            page = process_page(source, result.timings, config.max_page_bytes, data=fetched.data)
+            if error:
+                raise _Failed(error)
             _check_losses(source, old, page.records, max_shrink)
             diff = diff_records(old, page.records)
         except Exception as exc:  # noqa: BLE001 (see the docstring)
-            message = str(exc) if isinstance(exc, RulingsError) else f"unexpected {type(exc).__name__}: {exc}"
+            message = (str(exc) if isinstance(exc, (RulingsError, _Failed))
+                       else f"unexpected {type(exc).__name__}: {exc}")
             outcome.outcome = "failed"
             outcome.reason = _kept(f"page {digest[:12]} refused: {message}", state.snapshots.get(source.id))
             bad.append((source, fetched, digest))
@@ -342,6 +360,28 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
         outcome.reason = "new content"
         updates.append(_Update(source, fetched, digest, page.records, diff))
     return updates, bad
+
+
+def _refresh_job(job: tuple) -> tuple:
+    """(page, None, timings) of one changed page read in a worker process
+    (:func:`~pipeline.run.process_page` of its fetched bytes), or (None,
+    its error line, timings): a line, not the exception, which the
+    process's pipe may not carry back."""
+    source, max_page_bytes, limits, data = job
+    timings = {"normalize": 0.0, "extract": 0.0}
+    try:
+        return process_page(source, timings, max_page_bytes, data=data, limits=limits), None, timings
+    except Exception as exc:  # noqa: BLE001 - handed back to the run, which records it
+        return None, str(exc) if isinstance(exc, RulingsError) else f"unexpected {type(exc).__name__}: {exc}", timings
+
+
+def _refresh_failed(job: tuple, message: str) -> tuple:
+    """The outcome of a page whose worker was ended (its time limit, the run's deadline)."""
+    return None, message, {}
+
+
+class _Failed(Exception):
+    """A page's error line, made where the page was given up."""
 
 
 def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:

@@ -13,8 +13,12 @@ handed at most :data:`AHEAD_PER_WORKER` pages each that the build has not taken.
 
 One broken page never stops a build: its error (stage, source id, place) is
 collected, the page keeps the records the previous database holds for it, and
-the other pages go on. The database and the engine module are each written to
-a temporary file and renamed, the engine right after the database, so an
+the other pages go on. So does a page over the bounds of
+:class:`~pipeline.limits.PageLimits` (nesting, attributes, records, checked
+while it is read; its time, by killing the worker process reading it: pages
+are read in worker processes whenever a page timeout or a deadline is set).
+The database and the engine module are each written to a temporary file and
+renamed, the engine right after the database, so an
 interrupted build leaves the previous ones intact.
 """
 
@@ -44,6 +48,7 @@ from .database import UnusableDatabase, one_line
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
 from .extract import extract, layout_warnings, pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
+from .limits import DEFAULT_LIMITS, PageLimits
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,
                    output_paths, previous_build, read_records, read_snapshot_infos, record_rows)
 from .normalize import normalize
@@ -111,16 +116,21 @@ class BuildResult:
 
 
 def process_page(source: Source, timings: dict[str, float], max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-                 data: bytes | None = None, cpu: dict[str, float] | None = None) -> PageResult:
+                 data: bytes | None = None, cpu: dict[str, float] | None = None,
+                 limits: PageLimits = DEFAULT_LIMITS) -> PageResult:
     """One page through normalize and extract; adds the wall seconds of each
     stage to ``timings`` and the CPU seconds to ``cpu``. Raises RulingsError
-    for a bad page."""
+    for a bad page, and for a page over ``limits`` (nesting, attributes,
+    records; its time is bounded by the caller, :func:`read_pages`)."""
     t0, c0 = time.perf_counter(), time.process_time()
     source.check_readable()
     data = read_snapshot(source, max_page_bytes) if data is None else data
-    page = _guarded(NormalizeError, source.id, source.path, normalize, data, source)
+    page = _guarded(NormalizeError, source.id, source.path, normalize, data, source, None, limits)
     t1, c1 = time.perf_counter(), time.process_time()
     records = _guarded(ExtractError, source.id, source.path, extract, page, info_kinds())
+    if len(records) > limits.max_records:
+        raise ExtractError(f"{len(records)} records, over the limit of {limits.max_records} (--max-page-records)",
+                           source_id=source.id, place="whole page")
     page.warnings.extend(layout_warnings(records, source.id))
     t2, c2 = time.perf_counter(), time.process_time()
     timings["normalize"] += t1 - t0
@@ -214,18 +224,24 @@ def _collect_after():
             gc.enable()
 
 
-def _page_job(job: tuple[Source, int]) -> PageOutcome:
+def _page_job(job: tuple[Source, int, PageLimits]) -> PageOutcome:
     """One page through normalize and extract, its rows made; runs in a
-    worker process (or in the build's own for small corpora)."""
+    worker process (or in the build's own when no page timeout is set and
+    one process reads the pages)."""
     with _collect_after():
         return _read_page(*job)
 
 
-def _read_page(source: Source, max_page_bytes: int) -> PageOutcome:
+def _failed_outcome(job: tuple, message: str) -> PageOutcome:
+    """The outcome of a page whose worker was ended (:func:`read_pages`): ``message``, its error."""
+    return PageOutcome(job[0], error=message)
+
+
+def _read_page(source: Source, max_page_bytes: int, limits: PageLimits = DEFAULT_LIMITS) -> PageOutcome:
     """The outcome of the page of ``source``: its rows, or the error naming it."""
     outcome = PageOutcome(source)
     try:
-        page = process_page(source, outcome.timings, max_page_bytes, cpu=outcome.cpu)
+        page = process_page(source, outcome.timings, max_page_bytes, cpu=outcome.cpu, limits=limits)
     except RulingsError as exc:
         outcome.error = str(exc)
         return outcome
@@ -264,46 +280,154 @@ def default_workers(pages: int) -> int:
     return 1 if pages < 4 else max(1, min(cores, pages))
 
 
-def _outcomes(sources: list[Source], max_page_bytes: int, workers: int) -> Iterator[PageOutcome]:
-    """Page outcomes in manifest order, from ``workers`` processes."""
-    jobs = [(s, max_page_bytes) for s in sources]
-    if workers <= 1:
-        yield from map(_page_job, jobs)
+def _outcomes(sources: list[Source], max_page_bytes: int, workers: int, limits: PageLimits = DEFAULT_LIMITS,
+              deadline: float | None = None) -> Iterator[PageOutcome]:
+    """Page outcomes in manifest order, from ``workers`` processes (:func:`read_pages`)."""
+    jobs = [(s, max_page_bytes, limits) for s in sources]
+    yield from read_pages(_page_job, jobs, workers, limits.timeout, deadline, _failed_outcome)
+
+
+def read_pages(fn: Callable, jobs: list, workers: int, timeout: float | None = None, deadline: float | None = None,
+               failed: Callable | None = None) -> Iterator:
+    """``fn(job)`` for each of ``jobs`` (a page each, the source first), in
+    their order, from ``workers`` processes (at least one); in this process
+    when there is one worker and neither ``timeout`` nor ``deadline``.
+
+    A page whose outcome the build has waited ``timeout`` seconds for (it
+    is running by then: pages are handed out in order) is given up: every
+    worker is killed (a parser stuck in C code never returns to Python),
+    the page's outcome is ``failed(job, message)`` naming the limit, and the
+    pages the other workers were reading are handed to new workers. At
+    ``deadline`` (``time.monotonic()``) the workers are killed and every
+    page not read is ``failed(job, message)``. Ctrl-C, SIGTERM or an error
+    kill the workers at once, and a worker that dies by itself (out of
+    memory, killed) raises LoadError: nothing is written then."""
+    if workers <= 1 and timeout is None and deadline is None:
+        yield from map(fn, jobs)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     _warm_up(context)
     # An executor, not a Pool: a worker that dies (out of memory, killed)
     # raises BrokenProcessPool here instead of hanging the build.
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
+    pool = _Workers(max(1, workers), context)
     try:
-        yield from _in_order(pool, jobs, AHEAD_PER_WORKER * workers)
+        yield from _in_order(pool, jobs, AHEAD_PER_WORKER * max(1, workers), fn, timeout, deadline, failed)
     except BrokenProcessPool as exc:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.end()
         raise LoadError("a worker process died while reading pages (out of memory? killed?); nothing was "
                         "written. `rulings build --workers 1` names the page if one page causes it",
                         place="worker processes") from exc
-    except BaseException:  # Ctrl-C, an error, the build loop closing this generator
-        pool.shutdown(wait=True, cancel_futures=True)  # the pages being read finish; the rest never start
+    except BaseException:  # Ctrl-C, SIGTERM, an error, the build loop closing this generator
+        pool.end()  # the pages being read are killed, even one stuck in C code; the rest never start
         raise
     pool.shutdown()
 
 
-def _in_order(pool: ProcessPoolExecutor, jobs: list, ahead: int) -> Iterator[PageOutcome]:
-    """The outcomes of :func:`_page_job` for ``jobs``, in their order, with
-    at most ``ahead`` (at least 1) jobs handed out whose outcome the build
-    has not taken: the one it waits for and those after it. ``pool.map``
-    hands out every job at once: behind a slow page (a 20 MB page takes
-    seconds), every page read meanwhile would wait in memory with its rows.
-    64 for two workers cost no measurable time (1,000-page builds, two of
-    each in turns)."""
+class _Workers:
+    """The worker processes (a ProcessPoolExecutor) that can be ended at
+    once, and started again."""
+
+    def __init__(self, count: int, context) -> None:
+        self.count, self.context = count, context
+        self.pool = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.count, mp_context=self.context, initializer=_worker_init,
+                                   initargs=(os.getpid(),))
+
+    def submit(self, fn, job):
+        return self.pool.submit(fn, job)
+
+    def end(self) -> None:
+        """Kill the workers (SIGKILL: one stuck in C code ignores anything
+        else) and wait until the executor has settled every page handed
+        out: done, or failed with BrokenProcessPool, or cancelled."""
+        for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+            try:
+                process.kill()
+            except (OSError, ValueError, AttributeError):  # already gone, or closed
+                pass
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def renew(self) -> None:
+        """:meth:`end`, then new workers."""
+        self.end()
+        self.pool = self._start()
+
+    def shutdown(self) -> None:
+        self.pool.shutdown()
+
+
+def _in_order(pool, jobs: list, ahead: int, fn: Callable | None = None, timeout: float | None = None,
+              deadline: float | None = None, failed: Callable | None = None) -> Iterator:
+    """The outcomes of ``fn`` (default :func:`_page_job`) for ``jobs``, in
+    their order, with at most ``ahead`` (at least 1) jobs handed out whose
+    outcome the build has not taken: the one it waits for and those after
+    it. ``pool.map`` hands out every job at once: behind a slow page (a
+    20 MB page takes seconds), every page read meanwhile would wait in
+    memory with its rows. 64 for two workers cost no measurable time
+    (1,000-page builds, two of each in turns). ``timeout``, ``deadline``,
+    ``failed``: see :func:`read_pages` (``pool`` is then a :class:`_Workers`)."""
+    fn = fn or _page_job
     queued = iter(jobs)
-    pending = deque(pool.submit(_page_job, job) for job in islice(queued, max(1, ahead)))
+    pending = deque((job, pool.submit(fn, job)) for job in islice(queued, max(1, ahead)))
     while pending:
-        outcome = pending.popleft().result()
+        job, future = pending[0]
+        wait = _wait_for(timeout, deadline)
+        by_deadline = deadline is not None and (timeout is None or wait < timeout)  # what bounds this wait
+        try:
+            outcome = future.result(wait)
+        except TimeoutError:
+            if future.done():  # done just now
+                continue
+            if by_deadline:
+                pool.end()
+                yield from _after_deadline(pending, queued, failed)
+                return
+            pool.renew()
+            pending.popleft()
+            pending = deque((j, f if _kept(f) else pool.submit(fn, j)) for j, f in pending)
+            for extra in islice(queued, 1):
+                pending.append((extra, pool.submit(fn, extra)))
+            yield failed(job, _page_error(job, f"reading the page took over {timeout:g} s, over the limit "
+                                               "(--page-timeout); its worker process was ended"))
+            continue
+        pending.popleft()
         for job in islice(queued, 1):
-            pending.append(pool.submit(_page_job, job))
+            pending.append((job, pool.submit(fn, job)))
         yield outcome
+
+
+def _after_deadline(pending: deque, queued: Iterator, failed: Callable) -> Iterator:
+    """At the deadline, the workers killed: the outcomes of the pages read
+    by then, and every other page failed."""
+    for job, future in pending:
+        yield future.result() if _kept(future) else failed(job, _page_error(job, DEADLINE_MESSAGE))
+    for job in queued:
+        yield failed(job, _page_error(job, DEADLINE_MESSAGE))
+
+
+DEADLINE_MESSAGE = "not read: the run's deadline was reached (--deadline)"
+
+
+def _wait_for(timeout: float | None, deadline: float | None) -> float | None:
+    """Seconds to wait for one page: ``timeout``, or less to stop at ``deadline``; None: no bound."""
+    if deadline is None:
+        return timeout
+    left = max(0.0, deadline - time.monotonic())
+    return left if timeout is None else min(timeout, left)
+
+
+def _kept(future) -> bool:
+    """Whether a page handed out before its workers were killed was read (else it is handed out again)."""
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _page_error(job: tuple, message: str) -> str:
+    """The error line of the page of ``job`` (its source first)."""
+    source = job[0]
+    return str(NormalizeError(message, source_id=source.id, place=source.path))
 
 
 def _warm_up(context: multiprocessing.context.BaseContext) -> None:
@@ -327,7 +451,7 @@ def _warm_up(context: multiprocessing.context.BaseContext) -> None:
 
 def _worker_init(parent: int, interval: float = 0.5) -> None:
     """Worker initializer. Ctrl-C and SIGTERM are the build process's to
-    handle (it cancels the pages not started). A thread ends the worker when
+    handle (it kills the workers and cancels the pages not started). A thread ends the worker when
     the build process is gone (killed: nothing else would tell a worker
     blocked on its queue, and a scheduled build must not leave processes
     behind)."""
@@ -345,7 +469,8 @@ def _worker_init(parent: int, interval: float = 0.5) -> None:
 
 def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_out: Path = DEFAULT_ENGINE,
           progress: Callable[[str], None] | None = None, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5, wait: bool = False) -> BuildResult:
+          workers: int | None = None, locked: bool = False, max_shrink: float = 0.5, wait: bool = False,
+          limits: PageLimits = DEFAULT_LIMITS, deadline: float | None = None) -> BuildResult:
     """Build the database and the engine from every page of ``corpus_dir``.
 
     ``progress`` is called with each source id as its page is done;
@@ -359,7 +484,9 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     rulings did not write is refused). ``max_shrink``: a page that now gives fewer
     records, statements or dated rulings than ``1 - max_shrink`` of what the
     previous database holds for it (a markup change?) keeps its previous
-    records, with a warning; 1.0 accepts any page. Page errors are collected
+    records, with a warning; 1.0 accepts any page. ``limits``: what one page
+    may cost (:class:`~pipeline.limits.PageLimits`: a page over them fails
+    alone); ``deadline`` (``time.monotonic()``): pages not read by then fail. Page errors are collected
     in ``BuildResult.errors``. Raises CorpusError when the manifest itself is
     unusable, UsageError when the outputs overlap, BusyError when another
     writer holds the lock, LoadError or GenerateError (naming the
@@ -376,12 +503,13 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     _check_writable(engine_out.parent, GenerateError)
     with nullcontext() if locked else database_lock(db_path, wait):
         clean_leftovers(db_path)
-        return _build_locked(corpus_dir, sources, db_path, engine_out, progress, max_page_bytes, workers, max_shrink)
+        return _build_locked(corpus_dir, sources, db_path, engine_out, progress, max_page_bytes, workers, max_shrink,
+                             limits, deadline)
 
 
 def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine_out: Path,
                   progress: Callable[[str], None] | None, max_page_bytes: int, workers: int | None,
-                  max_shrink: float) -> BuildResult:
+                  max_shrink: float, limits: PageLimits = DEFAULT_LIMITS, deadline: float | None = None) -> BuildResult:
     result = BuildResult(db_path, engine_out)
     started = utc_now()
     result.sources = len(sources)
@@ -390,7 +518,7 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     result.warnings.extend([previous.warning] if previous.warning else [])
     with DatabaseWriter(db_path) as writer:
         snapshots, packed, counts = [], [], Counter()
-        for outcome in _outcomes(sources, max_page_bytes, result.workers):
+        for outcome in _outcomes(sources, max_page_bytes, result.workers, limits, deadline):
             source = outcome.source
             if progress:
                 progress(source.id)
