@@ -129,7 +129,11 @@ def _exit_codes(command):
     def wrapper(*args, **kwargs):
         _check_utf8(kwargs)
         try:
-            return command(*args, **kwargs)
+            try:
+                return command(*args, **kwargs)
+            except Exception:
+                stopping.raise_if_stopping()  # a stop signal DuckDB turned into an error of its own
+                raise
         except UsageError as exc:
             _fail(f"{exc.place}: {exc.message}" if exc.place else exc.message, 2)
         except RulingsError as exc:

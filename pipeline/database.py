@@ -172,9 +172,15 @@ def unreadable(exc: duckdb.Error, db_path: Path | str | None) -> UnusableDatabas
 def size_problem(con: duckdb.DuckDBPyConnection, path: Path, db_path: Path | str) -> None:
     """UnusableDatabase when the file at ``path`` is shorter than the blocks
     its header counts (a truncated copy: DuckDB reads the missing blocks
-    only when a query needs them)."""
+    only when a query needs them). The file holds at least its used
+    blocks: free blocks at its end are cut off by a checkpoint (a refresh
+    that retires rulings frees some). Not checked while a write-ahead log
+    lies beside it: the blocks DuckDB replayed from the log are counted but
+    live in memory until the next checkpoint writes them."""
+    if Path(f"{path}.wal").exists():
+        return
     try:
-        blocks, block_size = con.execute("SELECT total_blocks, block_size FROM pragma_database_size() "
+        blocks, block_size = con.execute("SELECT used_blocks, block_size FROM pragma_database_size() "
                                          "WHERE database_name = current_database()").fetchall()[0]
     except duckdb.Error as exc:
         raise unreadable(exc, db_path) from None

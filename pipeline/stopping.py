@@ -35,6 +35,7 @@ _tracked: set[Path] = set()
 _depth = 0  # nesting of deferred() in the main thread
 _pending: int | None = None  # a signal held back by deferred()
 _stopping = False
+_signum: int | None = None  # the signal that began stopping the run
 
 
 def install() -> None:
@@ -55,11 +56,24 @@ def _handler(signum: int, frame) -> None:
 
 
 def _stop(signum: int) -> None:
-    global _stopping
-    _stopping = True
+    global _stopping, _signum
+    _stopping, _signum = True, signum
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(128 + signum)
+
+
+def raise_if_stopping() -> None:
+    """Raise the stop of the signal that began stopping this run, if one
+    did. A signal that comes while DuckDB runs a query reaches the handler
+    inside DuckDB, which turns the handler's SystemExit into its own error
+    ("Query interrupted"): the CLI calls this on any error, so such a run
+    still ends as the signal asks (exit 143 for SIGTERM, Ctrl-C's
+    KeyboardInterrupt), not as a failed query."""
+    if _signum is not None:
+        if _signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + _signum)
 
 
 @contextmanager
