@@ -631,9 +631,10 @@ SIMULATOR_STORAGE = ("summon_info", "status_bits", "effect_reset", "material_lis
 
 @lru_cache(maxsize=1)
 def simulators() -> dict[str, dict]:
-    """``schema/simulators/*.json``, by simulator id (file order: by name).
+    """``schema/simulators/*.json``, by simulator id, in the files' ``order``.
 
-    Each file: ``simulator`` (its id, the file's stem), ``name``,
+    Each file: ``simulator`` (its id, the file's stem), ``order`` (an
+    integer: where the simulator comes in listings), ``name``,
     ``repository``, ``commit`` (40 hex digits), ``licence``; ``evidence``
     (id -> ``{"file", "line", "lines"}``: the pinned source's lines from
     ``line`` on, leading whitespace removed); ``events`` (each event of the
@@ -659,6 +660,8 @@ def simulators() -> dict[str, dict]:
         for key in ("name", "repository", "licence"):
             if not check.get(data, key, str):
                 check.fail(key, "is empty")
+        if isinstance(check.get(data, "order", int), bool):
+            check.fail("order", "must be an integer")
         if not re.fullmatch(r"[0-9a-f]{40}", check.get(data, "commit", str)):
             check.fail("commit", "must be 40 lower-case hex digits")
         evidence = check.get(data, "evidence", dict)
@@ -703,7 +706,7 @@ def simulators() -> dict[str, dict]:
                 check.get(v, "note", str, where)
                 cites(v, where)
         out[sim] = data
-    return out
+    return dict(sorted(out.items(), key=lambda item: (item[1]["order"], item[0])))
 
 
 def check_all() -> None:

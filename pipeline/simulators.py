@@ -149,5 +149,5 @@ def table_rows(rules: Iterable, sims: dict[str, dict] | None = None) -> list[dic
                         "rulings_verdict": row["rulings"]["verdict"], "latest_date": row["rulings"]["latest_date"],
                         "record_ids": row["rulings"]["record_ids"], "verdict": s["verdict"], "agrees": s["agrees"],
                         "cases_disagreeing": s["cases_disagreeing"], "storage": s["storage"],
-                        "evidence": s["evidence"], "note": s["note"], "commit": s["commit"]})
+                        "evidence": s["evidence"], "note": s["note"], "source_commit": s["commit"]})
     return out

@@ -252,9 +252,9 @@ def test_the_schema_version_is_written_and_pinned_to_the_ddl(small):
     database.SCHEMA_VERSION and pin the new fingerprint here."""
     _, db, _ = small
     fingerprint = hashlib.sha256(json.dumps(columns(), sort_keys=True).encode()).hexdigest()
-    assert (database.SCHEMA_VERSION, fingerprint[:16]) == (2, "7e03c551575a54be")
+    assert (database.SCHEMA_VERSION, fingerprint[:16]) == (3, "4000cad24bbf94af")
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall() == [("2",)]
+        assert con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall() == [("3",)]
         blocks, size = con.execute("SELECT total_blocks, block_size FROM pragma_database_size()").fetchone()
     assert db.stat().st_size == database.HEADERS_BYTES + blocks * size  # what the truncation check assumes
 
