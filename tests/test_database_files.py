@@ -66,7 +66,7 @@ def read_commands(small, tmp_path) -> dict[str, list]:
     return {"card": ["card", "14087893"], "ask": ["ask", "counters", "face_down"], "show": ["show", record],
             "report": ["report", tmp_path / "site"], "export": ["export", tmp_path / "export"],
             "evaluate": ["evaluate", "--gold", GOLD / "retention_public.csv"], "changes": ["changes"],
-            "sql": ["sql", "SELECT count(*) FROM records"],
+            "sql": ["sql", "SELECT count(*) FROM records"], "simulators": ["simulators"],
             "refresh": ["refresh", "--corpus", corpus, "--engine-out", tmp_path / "e.py", "--deadline", "5"]}
 
 
