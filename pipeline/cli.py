@@ -921,6 +921,7 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     cards/          a page per card mentioned: names in each language, rulings newest first
     timeline.html   dated rulings per month per source; history.html: refresh runs
     search.html     search card names (any language or script) and ruling text
+    simulators.html the rulings against ygopro-core and the EDOPro core (rulings simulators)
     Plain files: they open from disk or any static server; nothing is fetched
     from the network. DIR must be new, empty, or a site an earlier report
     wrote (DIR/.rulings-report lists its files). The site is written into a
