@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 import duckdb
 
-from . import queries, stopping
+from . import queries, simulators as sim_compare, stopping
 from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
 from .database import check_header, is_damage, unreadable
 from .errors import RulingsError, UsageError
@@ -892,6 +892,65 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
         _echo(f"  ... {len(rulings) - limit} more (--limit)")
 
 
+# --------------------------------------------------------------------------- simulators
+
+def _agreement_word(sim: dict) -> str:
+    if sim["agrees"] is None:
+        return "not modelled" if sim["verdict"] == "not_modelled" else "no comparison"
+    if sim["agrees"]:
+        return "agrees"
+    if sim["cases_disagreeing"]:
+        return f"DISAGREES in case {', '.join(sim['cases_disagreeing'])}"
+    return "DISAGREES"
+
+
+@main.command("simulators")
+@DB_OPTION
+@JSON_OPTION
+@_exit_codes
+def simulators_cmd(db_path: Path, as_json: bool) -> None:
+    """The rulings against the simulators: per info kind and event, the rules
+    table's verdict beside the verdict of ygopro-core and of the EDOPro core.
+
+    \b
+    Disagreements first, each with the simulator's code (file:line of the
+    pinned source and the lines it relies on); then the pairs a core does not
+    model (card scripts keep that information); then the agreements. A
+    conditional rule agrees only when the core's verdict is that of every
+    case. The simulators' side is schema/simulators/*.json.
+    """
+    with closing(queries.connect(db_path)) as con:
+        rows = sim_compare.comparison(con)
+    if as_json:
+        _echo_json([{"info_kind": r["info_kind"], "event": r["event"],
+                     "rulings": {k: r["rulings"][k] for k in ("verdict", "latest_date", "record_ids", "latest_record",
+                                                              "faq_ids", "cases")},
+                     "simulators": {sid: {k: s[k] for k in ("verdict", "agrees", "cases_agreeing", "cases_disagreeing",
+                                                          "storage", "where", "note", "evidence", "commit")}
+                                    for sid, s in r["simulators"].items()}} for r in rows])
+        return
+    counts: dict[str, dict[str, int]] = {}
+    for r in rows:
+        ru = r["rulings"]
+        latest = ", ".join(x for x in (ru["latest_date"], ru["latest_record"],
+                                       f"FAQ {', '.join(ru['faq_ids'])}" if ru["faq_ids"] else None) if x)
+        cases = "; ".join(f"{c['case_id']}: {c['verdict']}" for c in ru["cases"])
+        _echo(f"{r['info_kind']} on {r['event']}: rulings {ru['verdict']}"
+              f"{f' ({cases})' if cases else ''} [{latest or 'undated'}; {len(ru['record_ids'])} record(s)]")
+        for sid, s in r["simulators"].items():
+            word = _agreement_word(s)
+            tally = counts.setdefault(sid, {"agree": 0, "disagree": 0, "none": 0})
+            tally["none" if s["agrees"] is None else "agree" if s["agrees"] else "disagree"] += 1
+            _echo(f"  {sid:<12} {s['verdict']:<15} {word}")
+            if s["agrees"] is False:
+                _echo(f"      {s['where']}: {s['note']}")
+                for ev in s["evidence"]:
+                    _echo(f"      {ev['file']}:{ev['line']}  {ev['lines'][0]}")
+    for sid, tally in counts.items():
+        _echo(f"{sid}: {tally['disagree']} disagreement(s), {tally['agree']} agreement(s), "
+              f"{tally['none']} without a comparison (not modelled or no verdict)")
+
+
 # --------------------------------------------------------------------------- report
 
 @main.command()
@@ -908,6 +967,7 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     cards/          a page per card mentioned: names in each language, rulings newest first
     timeline.html   dated rulings per month per source; history.html: refresh runs
     search.html     search card names (any language or script) and ruling text
+    simulators.html the rulings against ygopro-core and the EDOPro core (rulings simulators)
     Plain files: they open from disk or any static server; nothing is fetched
     from the network. DIR must be new, empty, or a site an earlier report
     wrote (DIR/.rulings-report lists its files). The site is written into a

@@ -40,6 +40,7 @@ from .errors import BusyError, LoadError, UsageError
 from .generate import check_replaceable
 from .records import CardMention, Record, Statement, section_key
 from .schema import ddl
+from .simulators import table_rows as simulator_rows
 from .stopping import deferred, remove, temp_path, track, untrack
 
 # What every error of a build's writing says: nothing of the previous outputs was touched.
@@ -171,8 +172,9 @@ def snapshot_row(s: SnapshotInfo, run_id: int, in_force: bool = True) -> dict:
 def rule_rows(rules: list[Rule], procedural: list[ProceduralRule], changes: list[RuleChange] = (),
               run_id: int = 1) -> dict[str, Iterable[dict]]:
     """Rows of ``rules``, ``rule_citations`` (a generator: one row per
-    citation, made as they are written), ``procedural_rules`` and
-    ``rule_changes`` (``changes`` of run ``run_id``)."""
+    citation, made as they are written), ``procedural_rules``,
+    ``rule_changes`` (``changes`` of run ``run_id``) and
+    ``simulator_verdicts`` (the rules against schema/simulators/*.json)."""
     def citations() -> Iterator[dict]:
         for rule in rules:
             for c in rule.citations:
@@ -195,6 +197,7 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule], changes: list
         "rule_changes": [{"run_id": run_id, "info_kind": c.info_kind, "event": c.event, "change": c.change,
                           "old_verdict": c.old_verdict, "new_verdict": c.new_verdict,
                           "record_ids": list(c.record_ids)} for c in changes],
+        "simulator_verdicts": simulator_rows(rules),
     }
 
 
@@ -770,7 +773,7 @@ def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: P
     if data.updates:
         rows.update(_page_update_rows(con, data.updates, run_id))
     if data.rules is not None:
-        for table in ("rules", "rule_citations", "procedural_rules"):
+        for table in ("rules", "rule_citations", "procedural_rules", "simulator_verdicts"):
             con.execute(f"DELETE FROM {table}")
         rows.update(rule_rows(data.rules, data.procedural, data.rule_changes, run_id))
         con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)", sorted(data.info.items()))

@@ -19,7 +19,10 @@ that open from disk or any static server, with nothing fetched at view time:
   here, superseded ones marked); ``history.html``: the runs and what each
   added, changed or retired, linking to ``runs/RUN.html``;
 * ``search.html`` with ``assets/search-index.js``: client-side search over
-  card names (every language, either Chinese script) and ruling text.
+  card names (every language, either Chinese script) and ruling text;
+* ``simulators.html``: the rulings against the simulator cores
+  (:mod:`pipeline.simulators`), disagreements first with the cited lines of
+  each core's source, then every (kind, event) pair.
 
 Pages are rendered with Jinja2 templates (``pipeline/templates/report/``)
 with autoescaping on: ruling text is a stranger's text and is only ever
@@ -59,11 +62,12 @@ try:
 except ImportError:  # Windows: no leftover cleanup
     fcntl = None
 
-from . import queries
+from . import queries, simulators
 from .cards import card_names
 from .errors import UsageError
 from .schema import events as vocabulary_events
 from .schema import kind_groups, vocabulary
+from .schema import simulators as schema_simulators
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "report"
 VERDICT_LABELS = {  # symbol and word: the matrix never relies on colour alone
@@ -72,6 +76,7 @@ VERDICT_LABELS = {  # symbol and word: the matrix never relies on colour alone
     "not_applicable": ("–", "not applicable"),
     "conditional": ("◐", "conditional"),
     "unknown": ("?", "unknown"),
+    "not_modelled": ("∅", "not modelled"),  # a simulator's verdict (pipeline/simulators.py)
 }
 SEARCH_TEXT_CHARS = 240  # ruling text kept per entry of the search index
 
@@ -387,7 +392,7 @@ MARKER = ".rulings-report"  # the site's manifest (JSON): the files the report w
 WRITTEN_BY = "rulings report"
 LEGACY_MARKER = "written by `rulings report`"  # how the text marker of versions before 2026-12-02 starts
 # Every name a report writes, relative to DIR: an id becomes a slug, a passcode or run id a number.
-SITE_FILE = re.compile(r"(?:index|cards|archetypes|timeline|history|search)\.html"
+SITE_FILE = re.compile(r"(?:index|cards|archetypes|timeline|history|search|simulators)\.html"
                        r"|(?:rules|sources)/[A-Za-z0-9_~-]+\.html|(?:cards|runs)/-?[0-9]+\.html"
                        r"|assets/(?:search-index\.js|style\.css|search\.js)")
 STAGING = "rulings-report-"  # staging folders beside DIR: .<DIR's name>.rulings-report-<random>
@@ -634,6 +639,7 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
         sources = {r[0]: {"source_id": r[0], "url": external_url(r[1]), "language": r[2], "licence": r[3]}
                    for r in _rows(con, "SELECT source_id, url, language, licence FROM sources ORDER BY source_id")}
         built = dict(_rows(con, "SELECT key, value FROM build_info"))
+        compared = simulators.comparison(con)
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging, lock = _make_staging(out_dir)
@@ -643,6 +649,7 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
     try:
         w = _Writer(staging, sources)
         _write_site(w, rulings, rules, history, archetypes, sources, built)
+        _write_simulators(w, compared, built)
         (staging / MARKER).write_text(_manifest_text(w.written, True), encoding="utf-8")
         if ours is not None:
             _carry_over(out_dir, staging, ours)
@@ -700,6 +707,20 @@ def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: li
     for asset in ("style.css", "search.js"):
         w.write(f"assets/{asset}", (TEMPLATES / asset).read_text(encoding="utf-8"))
     w.card_pages, w.source_pages = len(by_card), len(by_source)
+
+
+def _write_simulators(w: _Writer, rows: list[dict], built: dict) -> None:
+    """``simulators.html``: the rulings against the simulator cores
+    (:func:`pipeline.simulators.compare` rows), disagreements first with the
+    cited lines of each core's source, then every pair."""
+    tallies: dict[str, dict[str, int]] = {}
+    for row in rows:
+        for sid, s in row["simulators"].items():
+            tally = tallies.setdefault(sid, {"agree": 0, "disagree": 0, "none": 0})
+            tally["none" if s["agrees"] is None else "agree" if s["agrees"] else "disagree"] += 1
+    disagreements = [r for r in rows if any(s["agrees"] is False for s in r["simulators"].values())]
+    w.page("simulators.html", "simulators.html.j2", rows=rows, disagreements=disagreements, tallies=tallies,
+           sims=schema_simulators(), built=built)
 
 
 def _display_name(names: dict[str, str], passcode: int) -> str:

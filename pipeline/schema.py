@@ -17,7 +17,10 @@ on and raises :class:`SchemaError` naming the file and the key:
 * the TSV files: their columns present;
 * ``scenario.schema.json``: the scenario format (JSON Schema), checked
   against the vocabulary (methods, modes, kinds, questions, event gains);
-* ``ddl.sql``: the database schema (read here, executed by :mod:`pipeline.load`).
+* ``ddl.sql``: the database schema (read here, executed by :mod:`pipeline.load`);
+* ``simulators/*.json``: per simulator core, where it keeps each info kind and
+  its verdict per event, each citing file and line of the pinned source
+  (every kind of the vocabulary, every event, every cited evidence present).
 
 :func:`check_all` loads everything; a build and a refresh call it before any
 page, so a broken schema file fails the run at once with one clear line.
@@ -619,6 +622,93 @@ def ddl() -> str:
     return _read("ddl.sql")
 
 
+# --------------------------------------------------------------------------- simulators/*.json
+
+SIMULATOR_VERDICTS = ("kept", "lost", "not_applicable", "not_modelled")
+SIMULATOR_STORAGE = ("summon_info", "status_bits", "effect_reset", "material_list", "counters", "attack_counts",
+                     "card_relations", "not_modelled")
+
+
+@lru_cache(maxsize=1)
+def simulators() -> dict[str, dict]:
+    """``schema/simulators/*.json``, by simulator id, in the files' ``order``.
+
+    Each file: ``simulator`` (its id, the file's stem), ``order`` (an
+    integer: where the simulator comes in listings), ``name``,
+    ``repository``, ``commit`` (40 hex digits), ``licence``; ``evidence``
+    (id -> ``{"file", "line", "lines"}``: the pinned source's lines from
+    ``line`` on, leading whitespace removed); ``events`` (each event of the
+    vocabulary -> ``{"applies", "evidence"}``: the resets it applies);
+    ``kinds`` (each info kind of the vocabulary -> ``{"storage", "where",
+    "verdicts"}``, ``verdicts`` mapping each event to ``{"verdict",
+    "evidence", "note"}``). Verdicts are those of :data:`SIMULATOR_VERDICTS`
+    (``not_modelled``: the core keeps no such information), storage one of
+    :data:`SIMULATOR_STORAGE`; every evidence id named must exist and every
+    verdict cites at least one. SchemaError names the file and key."""
+    folder = SCHEMA_DIR / "simulators"
+    names = sorted(p.name for p in folder.glob("*.json")) if folder.is_dir() else []
+    if not names:
+        raise SchemaError("no simulator files (simulators/*.json)", place=_display(folder))
+    kinds, events_ = info_kinds(), events()
+    out = {}
+    for name in names:
+        data = _json(f"simulators/{name}")
+        check = _Checker(f"simulators/{name}")
+        sim = check.get(data, "simulator", str)
+        if sim != name[:-len(".json")]:
+            check.fail("simulator", f"is {sim!r}: it must be the file's name without .json")
+        for key in ("name", "repository", "licence"):
+            if not check.get(data, key, str):
+                check.fail(key, "is empty")
+        if isinstance(check.get(data, "order", int), bool):
+            check.fail("order", "must be an integer")
+        if not re.fullmatch(r"[0-9a-f]{40}", check.get(data, "commit", str)):
+            check.fail("commit", "must be 40 lower-case hex digits")
+        evidence = check.get(data, "evidence", dict)
+        for eid, ev in evidence.items():
+            where = f"evidence.{eid}"
+            if not isinstance(ev, dict):
+                check.fail(where, "must be an object")
+            if not check.get(ev, "file", str) or "/" in ev["file"] or ev["file"].startswith("."):
+                check.fail(f"{where}.file", "must be a file name of the pinned source (no folder)")
+            line = check.get(ev, "line", int, where)
+            if isinstance(line, bool) or line < 1:
+                check.fail(f"{where}.line", "must be a line number (1 or more)")
+            lines = check.get(ev, "lines", list, where)
+            if not lines or not all(isinstance(x, str) for x in lines):
+                check.fail(f"{where}.lines", "must be a non-empty list of strings")
+
+        def cites(obj: dict, where: str) -> list[str]:
+            ids = check.words(obj, "evidence", where)
+            for i, eid in enumerate(ids):
+                check.member(f"{where}.evidence[{i}]", eid, list(evidence), "an evidence id of this file")
+            return ids
+
+        evs = check.get(data, "events", dict)
+        for e in events_:
+            entry = check.get(evs, e, dict, "events")
+            check.get(entry, "applies", str, f"events.{e}")
+            cites(entry, f"events.{e}")
+        for extra in evs:
+            check.member(f"events.{extra}", extra, events_, "an event of the vocabulary")
+        ks = check.get(data, "kinds", dict)
+        for extra in ks:
+            check.member(f"kinds.{extra}", extra, kinds, "an info kind of the vocabulary")
+        for k in kinds:
+            entry = check.get(ks, k, dict, "kinds")
+            check.member(f"kinds.{k}.storage", entry.get("storage"), SIMULATOR_STORAGE, "a storage")
+            check.get(entry, "where", str, f"kinds.{k}")
+            verdicts_ = check.get(entry, "verdicts", dict, f"kinds.{k}")
+            for e in events_:
+                where = f"kinds.{k}.verdicts.{e}"
+                v = check.get(verdicts_, e, dict, f"kinds.{k}.verdicts")
+                check.member(f"{where}.verdict", v.get("verdict"), SIMULATOR_VERDICTS, "a simulator verdict")
+                check.get(v, "note", str, where)
+                cites(v, where)
+        out[sim] = data
+    return dict(sorted(out.items(), key=lambda item: (item[1]["order"], item[0])))
+
+
 def check_all() -> None:
     """Load and validate every schema file; raises SchemaError for the first
     problem. Costs a few milliseconds (each file is read once per process)."""
@@ -626,3 +716,4 @@ def check_all() -> None:
     rulesets()
     mediawiki_sites(), ddl(), scenario_format()
     opencc_fix_rows(), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)
+    simulators()

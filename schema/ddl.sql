@@ -144,6 +144,27 @@ CREATE TABLE IF NOT EXISTS rules (
     PRIMARY KEY (info_kind, event)
 );
 
+-- The rulings against the simulators (pipeline/simulators.py over schema/simulators/*.json), written with the
+-- rules: per (info kind, event, simulator core) the rules table's verdict, the verdict the core's code gives
+-- (kept | lost | not_applicable | not_modelled) and whether they agree (NULL: not modelled, or the rulings have
+-- no verdict; a conditional rule agrees only when every case has the core's verdict).
+CREATE TABLE IF NOT EXISTS simulator_verdicts (
+    info_kind         VARCHAR,
+    event             VARCHAR,
+    simulator         VARCHAR,          -- ygopro-core | edopro-core (schema/simulators/<simulator>.json)
+    rulings_verdict   VARCHAR,          -- rules.verdict
+    latest_date       DATE,             -- rules.latest_date
+    record_ids        VARCHAR[],        -- rules.record_ids
+    verdict           VARCHAR,          -- the simulator core's verdict, from its code
+    agrees            BOOLEAN,
+    cases_disagreeing VARCHAR[],        -- a conditional rule's cases whose verdict is not the core's
+    storage           VARCHAR,          -- where the core keeps it: summon_info, status_bits, effect_reset, ...
+    evidence          STRUCT(file VARCHAR, line INTEGER, lines VARCHAR[])[],  -- lines of the pinned source
+    note              VARCHAR,
+    source_commit     VARCHAR,          -- the pinned commit of the simulator's source
+    PRIMARY KEY (info_kind, event, simulator)
+);
+
 -- The rules whose verdict changed or became disputed in a build or refresh, against the
 -- rules the database held before it: what a maintainer reads before publishing the engine.
 CREATE TABLE IF NOT EXISTS rule_changes (

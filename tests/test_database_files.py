@@ -66,7 +66,7 @@ def read_commands(small, tmp_path) -> dict[str, list]:
     return {"card": ["card", "14087893"], "ask": ["ask", "counters", "face_down"], "show": ["show", record],
             "report": ["report", tmp_path / "site"], "export": ["export", tmp_path / "export"],
             "evaluate": ["evaluate", "--gold", GOLD / "retention_public.csv"], "changes": ["changes"],
-            "sql": ["sql", "SELECT count(*) FROM records"],
+            "sql": ["sql", "SELECT count(*) FROM records"], "simulators": ["simulators"],
             "refresh": ["refresh", "--corpus", corpus, "--engine-out", tmp_path / "e.py", "--deadline", "5"]}
 
 
@@ -252,9 +252,9 @@ def test_the_schema_version_is_written_and_pinned_to_the_ddl(small):
     database.SCHEMA_VERSION and pin the new fingerprint here."""
     _, db, _ = small
     fingerprint = hashlib.sha256(json.dumps(columns(), sort_keys=True).encode()).hexdigest()
-    assert (database.SCHEMA_VERSION, fingerprint[:16]) == (2, "7e03c551575a54be")
+    assert (database.SCHEMA_VERSION, fingerprint[:16]) == (3, "4000cad24bbf94af")
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall() == [("2",)]
+        assert con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall() == [("3",)]
         blocks, size = con.execute("SELECT total_blocks, block_size FROM pragma_database_size()").fetchone()
     assert db.stat().st_size == database.HEADERS_BYTES + blocks * size  # what the truncation check assumes
 

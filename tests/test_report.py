@@ -153,7 +153,7 @@ def test_search_finds_a_card_by_its_traditional_name(site, browser):
 
 PAGES = ["index.html", "rules/synchro_summoned--face_down.html", f"cards/{BOOK_OF_MOON}.html",
          "sources/ocg-rule-c03-face-down-temp-banish.html", "timeline.html", "history.html", "cards.html",
-         "archetypes.html", "search.html", "runs/1.html"]
+         "archetypes.html", "search.html", "runs/1.html", "simulators.html"]
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -219,6 +219,25 @@ def test_report_files_and_summary(site):
     for html in [out / "index.html", *(out / "rules").glob("*.html")]:
         text = html.read_text(encoding="utf-8")
         assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"https?:", text), html
+
+
+def test_simulators_page_holds_the_comparison_with_every_disagreements_lines(site):
+    from pipeline.simulators import comparison
+
+    out, db_path, _ = site
+    with _db(db_path) as con:
+        rows = comparison(con)
+    html = (out / "simulators.html").read_text(encoding="utf-8")
+    wrong = [r for r in rows if any(s["agrees"] is False for s in r["simulators"].values())]
+    assert wrong and html.count('<section class="sim-pair"') == len(wrong)
+    for r in wrong:
+        assert f'id="{r["info_kind"]}--{r["event"]}"' in html
+        for s in r["simulators"].values():
+            if s["agrees"] is False:
+                for ev in s["evidence"]:
+                    assert f'{ev["file"]}:{ev["line"]}</span>' in html
+    assert html.count('<tr><td><a href="rules/') == len(rows) == len(info_kinds()) * len(events())
+    assert '<a href="simulators.html">Simulators</a>' in (out / "index.html").read_text(encoding="utf-8")
 
 
 def test_text_segments_link_quoted_cards_only():
