@@ -118,7 +118,8 @@ def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
 
     The polarity is that of the first polarity span (overlapping spans: the
     longest wins, so "may not" is ``CANNOT``, not ``CAN``); an attack word
-    inside a position name ("Attack Position") is no attack."""
+    inside a position name ("Attack Position") or a condition ("if the
+    monster attacked") is no attack action."""
     categories = procedural_grammar()["categories"]
     spans = sorted(((s, e, f) for f in categories["polarity"] for s, e in found.get(f, ())),
                    key=lambda x: (x[0], -(x[1] - x[0])))
@@ -128,9 +129,9 @@ def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
             polarity = feature
             break
     names = {f for f, where in found.items() if where and f not in categories["polarity"]}
-    if "ATTACK" in names:
-        positions = found.get("POSITION_NAME", ())
-        attacks = [(s, e) for s, e in found["ATTACK"] if not any(ps <= s and e <= pe for ps, pe in positions)]
+    if "ATTACK" in names:  # "Attack Position" names no attack; "if it attacked" is a condition, not the action
+        inside = [*found.get("POSITION_NAME", ()), *found.get("ATTACKED", ())]
+        attacks = [(s, e) for s, e in found["ATTACK"] if not any(ps <= s and e <= pe for ps, pe in inside)]
         if not attacks:
             names.discard("ATTACK")
     if polarity:
