@@ -129,14 +129,16 @@ def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
             polarity = feature
             break
     names = {f for f, where in found.items() if where and f not in categories["polarity"]}
-    if "ATTACK" in names:  # "Attack Position" names no attack; "if it attacked" is a condition, not the action
-        inside = [*found.get("POSITION_NAME", ()), *found.get("ATTACKED", ())]
-        attacks = [(s, e) for s, e in found["ATTACK"] if not any(ps <= s and e <= pe for ps, pe in inside)]
-        if not attacks:
-            names.discard("ATTACK")
+    # "Attack Position" names no attack; in "if it declared an attack" the attack is a condition, not the action.
+    positions, conditions = found.get("POSITION_NAME", ()), found.get("ATTACKED", ())
+    outside = lambda spans, inside: [(s, e) for s, e in spans  # noqa: E731
+                                     if not any(a <= s and e <= b for a, b in inside)]
+    if "ATTACK" in names and not outside(found["ATTACK"], positions):
+        names.discard("ATTACK")
+    actions = {f for f in names & set(categories["actions"]) if outside(found[f], [*positions, *conditions])}
     if polarity:
         names.add(polarity)
-    return Features(polarity, frozenset(names), frozenset(names & set(categories["actions"])))
+    return Features(polarity, frozenset(names), frozenset(actions))
 
 
 def _satisfies(reading: Mapping, own: frozenset[str], near: frozenset[str], polarity: str | None) -> bool:
@@ -154,7 +156,8 @@ def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in:
     ``previous``: the sentences before it in its record (nearest last);
     ``lead_in``: the last sentence of the record its list item hangs under.
     A sentence naming no action takes those of the nearest previous sentence
-    naming one, else the lead-in's; with no polarity it takes the lead-in's.
+    naming one, else the lead-in's; with no polarity it completes its lead-in
+    and takes the lead-in's polarity and actions too.
     ``near`` features of a reading may come from any of them."""
     previous = list(previous)
     own, polarity = set(sentence.names), sentence.polarity
@@ -165,8 +168,9 @@ def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in:
             inherited = lead_in.actions
         own |= inherited or set()
     if polarity is None and lead_in is not None and lead_in.polarity:
+        # a list item with no modal of its own completes its lead-in ("... may not be changed if it:")
         polarity = lead_in.polarity
-        own.add(polarity)
+        own |= {polarity, *lead_in.actions}
     own_f = frozenset(own)
     near = own_f | context
     return [rule_id for rule_id, rule in procedural_rules().items()
