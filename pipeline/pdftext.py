@@ -38,7 +38,7 @@ _ITEM = re.compile(r"(?:(?<=[.:!?])\s+|^)(\d{1,2})\.\s+(?=[A-Z\"“])")
 
 def _is_heading(line: str, after_sentence: bool) -> bool:
     """A short title-case line that ends no sentence, after a finished one."""
-    if not after_sentence or len(line) > _HEADING_CHARS or _SENTENCE_END.search(line):
+    if not after_sentence or len(line) > _HEADING_CHARS or _SENTENCE_END.search(line) or line.endswith("-"):
         return False
     words = line.split()
     if not words or len(words) > _HEADING_WORDS or not line[0].isupper():
