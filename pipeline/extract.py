@@ -1367,9 +1367,13 @@ def _all_kind_keys(statements: list[Statement], kinds: int) -> set[tuple[str, st
     return {key for key, n in counts.items() if n >= kinds - 1}
 
 
+_IMPERATIVE = re.compile(r"[A-Z][a-z]+,")  # a capitalized verdict word opening its sentence before a comma
+
+
 def _english_terms(sentences: list[_Sentence]) -> tuple[list[str], list[str], str | None]:
     """(kinds, events, verdict) an English record names; a negator in the
-    12 characters before a verdict word says the opposite."""
+    12 characters before a verdict word says the opposite; a verdict word
+    opening its sentence as an imperative ("Remember, ...") is none."""
     negators = retention_terms_en()["negators"]
     kinds: list[str] = []
     events_: list[str] = []
@@ -1384,6 +1388,8 @@ def _english_terms(sentences: list[_Sentence]) -> tuple[list[str], list[str], st
             elif term.kind == "EVENT" and term.value not in events_:
                 events_.append(term.value)
             elif term.kind == "VERDICT" and verdict is None:
+                if _IMPERATIVE.match(sentence.norm, term.start) and not sentence.norm[:term.start].strip():
+                    continue  # "Remember, you can only ..." (a paragraph of the rulebook): no verdict
                 lead = lowered[max(0, term.start - 12):term.start]
                 verdict = _FLIPPED[term.value] if any(n in lead for n in negators) else term.value
     return kinds, events_, verdict
