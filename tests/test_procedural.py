@@ -69,6 +69,23 @@ def test_sentences(sentence, expected):
     assert sorted(_rules_of(f"Rules\n\n{sentence}\n")) == expected
 
 
+SENTENCES = json.loads((CASES / "sentences.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("rule_id, sentence", SENTENCES["states"])
+def test_sentence_in_other_words_states_its_rule(rule_id, sentence):
+    assert rule_id in _rules_of(f"Rules\n\n{sentence}\n")
+
+
+@pytest.mark.parametrize("sentence", SENTENCES["states_nothing"])
+def test_sentence_about_something_else_states_nothing(sentence):
+    assert _rules_of(f"Rules\n\n{sentence}\n") == {}
+
+
+def test_every_rule_has_sentences_in_other_words():
+    assert {rule_id for rule_id, _ in SENTENCES["states"]} == set(procedural_rules())
+
+
 def test_list_item_completes_its_lead_in():
     text = "Rules\n\nA monster's battle position cannot be changed manually if it:\n- attacked this turn.\n"
     assert list(_rules_of(text)) == ["position.not_after_attack_declared"]
