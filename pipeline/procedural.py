@@ -161,7 +161,7 @@ def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in:
     ``near`` features of a reading may come from any of them."""
     previous = list(previous)
     own, polarity = set(sentence.names), sentence.polarity
-    context = frozenset().union(*(p.actions for p in previous), lead_in.actions if lead_in else frozenset())
+    context = frozenset().union(*(p.names for p in previous), lead_in.names if lead_in else frozenset())
     if not sentence.actions:
         inherited = next((p.actions for p in reversed(previous) if p.actions), None)
         if inherited is None and lead_in is not None:

@@ -64,6 +64,9 @@ def test_no_phrase_list_in_schema():
     ("Each monster may attack only once each turn.", ["battle.attack_once_per_turn"]),
     ("You can change the battle position of a monster with a card effect.", []),
     ("A monster in the Attack Position does not have to attack.", []),
+    ("A new monster may be played onto the opponent's side of the field. This causes a Replay.",
+     ["battle.replay_on_monster_count_change"]),
+    ("A Replay returns play to the beginning of the Battle Step.", []),
 ])
 def test_sentences(sentence, expected):
     assert sorted(_rules_of(f"Rules\n\n{sentence}\n")) == expected
@@ -113,7 +116,7 @@ def test_rulebook_states_its_rules():
     assert sorted(_rules_of(text, "pdf-text")) == [
         "battle.attack_once_per_turn", "battle.attackers_face_up_attack_position",
         "battle.attacks_in_own_battle_phase", "battle.no_battle_phase_first_turn",
-        "position.flip_summon_is_manual_change", "position.not_after_attack_declared",
+        "battle.replay_on_monster_count_change", "position.flip_summon_is_manual_change", "position.not_after_attack_declared",
         "position.not_if_summoned_or_set_this_turn", "position.once_per_turn"]
 
 
