@@ -150,3 +150,10 @@ def test_rewrites_answer_the_public_scenarios(name, tmp_path):
     assert out.exit_code == 0, out.output
     answers = {r["id"]: r["answer"] for r in json.loads(out.output)}
     assert answers == {s["id"]: s["expect"] for s in json.loads((GOLD / "scenarios_public.json").read_text())}
+
+
+def test_token_pattern_strings():
+    groups = {"CHANGE": ["change", "changed"], "POSITION": ["position"]}
+    assert procedural.token_pattern("CHANGE|switch *4 ?battle POSITION *8 turn", groups) == [
+        {"LOWER": {"IN": ["change", "changed", "switch"]}}, {"OP": "{0,4}"}, {"LOWER": "battle", "OP": "?"},
+        {"LOWER": "position"}, {"OP": "*"}, {"LOWER": "turn"}]
