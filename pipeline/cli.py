@@ -322,7 +322,11 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         dates = ", ".join(c["dates"]) or "undated"
         says = f"{c['verdict']} in case {' / '.join(c['cases'])}" if c["cases"] else c["verdict"]
         _echo(f"  [{c['role']}: {says}] {c['record_id']} {dates} ({c['source']})")
-        _echo(f"      {c['text']}")
+        if c.get("lead_in"):  # a list item is read with the line it hangs under
+            _echo(f"      {c['lead_in']}")
+            _echo(f"        {c['text']}")
+        else:
+            _echo(f"      {c['text']}")
     for conflict in report["conflicts"]:
         when = conflict["latest_date"] or "undated"
         disputing = [r for r in conflict["record_ids"] if r in report["disputed_by"]]

@@ -6,7 +6,7 @@
 * ``id``: stable source id, ``[a-z0-9][a-z0-9._-]*``;
 * ``language``: ``zh`` or ``en``; ``script``: ``Hans``, ``Hant`` or ``Latn``;
   ``region``: ``CN``, ``TW``, ``HK`` or empty (chooses the OpenCC config);
-* ``format``: ``html``, ``text`` or ``markdown``;
+* ``format``: ``html``, ``text``, ``markdown`` or ``pdf-text`` (text extracted from a PDF: :mod:`pipeline.pdftext`);
 * ``path``: the snapshot, relative to the corpus folder and inside it;
 * ``fetch``: ``yes`` when ``rulings refresh`` may fetch ``url`` again.
 
@@ -39,7 +39,7 @@ from .stopping import deferred, remove, temp_path
 MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
-FORMATS = {"html", "text", "markdown"}
+FORMATS = {"html", "text", "markdown", "pdf-text"}
 LANGUAGES = {"zh", "en"}
 # ISO 15924 scripts a page of each language may declare ('': detected from the text).
 SCRIPTS = {"zh": ("", "Hans", "Hant"), "en": ("", "Latn")}
@@ -272,7 +272,7 @@ def content_hash(data: bytes) -> str:
 # --------------------------------------------------------------------------- the snapshot store
 
 SNAPSHOT_DIR = "snapshots"
-EXTENSIONS = {"html": "html", "text": "txt", "markdown": "md"}
+EXTENSIONS = {"html": "html", "text": "txt", "markdown": "md", "pdf-text": "txt"}
 
 
 def snapshot_path(corpus_dir: Path, source: Source, digest: str) -> Path:

@@ -13,9 +13,10 @@ and only on the records that can state something, batched through ``nlp.pipe``:
 * ``rulings_retention`` (Chinese, records of a retention topic section of
   ``schema/retention_terms.json``): a ``SpanRuler`` over its term lists ->
   ``doc.spans["retention"]``;
-* ``rulings_procedural`` (English, sentences holding every word of one of a
-  rule's phrase sets): a ``PhraseMatcher`` over
-  ``schema/procedural_rules.json`` -> ``doc.user_data["procedural"]``.
+* ``rulings_procedural`` (English records naming a trigger word): a
+  ``Matcher`` over the token patterns of ``schema/procedural_rules.json``
+  -> ``doc.user_data["procedural_features"]``, read into rule ids by
+  :mod:`pipeline.procedural` (a list item with its lead-in).
 
 :func:`resolve_statements` then reads the matched terms clause by clause:
 an information kind (named, inherited from the previous sentence of the block,
@@ -46,8 +47,9 @@ from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
                         stamp_only, stamps_lead)
+from . import procedural
 from .records import CardMention, Record, Statement, unnumbered
-from .schema import channel_labels, markers, procedural_rules, retention_terms, retention_terms_en
+from .schema import channel_labels, markers, retention_terms, retention_terms_en
 
 if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipeline_for)
     from spacy.language import Language
@@ -142,32 +144,6 @@ def expand_coordination(text: str) -> str:
 
 # --------------------------------------------------------------------------- spaCy components
 
-def _procedural_factory(nlp: Language, name: str):
-    """``rulings_procedural``: a PhraseMatcher over the phrase sets of
-    ``schema/procedural_rules.json``; ``doc.user_data["procedural"]`` gets
-    the ids of the rules all of whose phrases of one set the doc holds."""
-    from spacy.matcher import PhraseMatcher
-
-    matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
-    for rule_id, rule in procedural_rules().items():
-        for i, phrases in enumerate(rule["phrase_sets"]):
-            for j, phrase in enumerate(phrases):
-                matcher.add(f"{rule_id}#{i}#{j}", [nlp.make_doc(phrase)])
-
-    def component(doc: Doc) -> Doc:
-        hits = {nlp.vocab.strings[m_id] for m_id, _, _ in matcher(doc)}
-        found = []
-        for rule_id, rule in procedural_rules().items():
-            for i, phrases in enumerate(rule["phrase_sets"]):
-                if all(f"{rule_id}#{i}#{j}" in hits for j in range(len(phrases))):
-                    found.append(rule_id)
-                    break
-        doc.user_data["procedural"] = found
-        return doc
-
-    return component
-
-
 @lru_cache(maxsize=None)
 def pipeline_for(language: str) -> Language:
     """The blank spaCy pipeline for ``zh`` (character tokens) or ``en``.
@@ -176,10 +152,8 @@ def pipeline_for(language: str) -> Language:
     1.5 s, and the commands that never extract (``ask``, ``sql``, a refresh
     that finds nothing changed) must not pay for it."""
     import spacy
-    from spacy.language import Language
 
-    if not Language.has_factory("rulings_procedural"):
-        Language.factory("rulings_procedural", func=_procedural_factory)
+    procedural.register()
     if language == "zh":
         nlp = spacy.blank("zh")
         nlp.tokenizer = CharTokenizer(nlp.vocab)
@@ -461,16 +435,6 @@ class _Sentence:
 
 
 @lru_cache(maxsize=1)
-def _procedural_word_sets() -> tuple[tuple[frozenset[str], ...], re.Pattern]:
-    """Every phrase set of ``schema/procedural_rules.json``, lowercased, and
-    one pattern finding any of their phrases (longest first)."""
-    sets = tuple(frozenset(p.lower() for p in phrases)
-                 for rule in procedural_rules().values() for phrases in rule["phrase_sets"])
-    phrases = sorted({p for phrase_set in sets for p in phrase_set}, key=len, reverse=True)
-    return sets, re.compile("|".join(map(re.escape, phrases)))
-
-
-@lru_cache(maxsize=1)
 def _english_retention_words() -> re.Pattern:
     t = retention_terms_en()
     return re.compile(alternation([p for section in ("kinds", "events", "verdicts")
@@ -480,21 +444,15 @@ def _english_retention_words() -> re.Pattern:
 def needs_matching(record: Record, language: str) -> bool:
     """Whether the spaCy matchers can find anything the record uses: a
     Chinese record in a retention topic section (only those state
-    something), an English sentence holding every phrase of one procedural
-    phrase set as a substring (a superset of the token matches)."""
+    something), an English record naming a retention term or a word the
+    procedural reader starts from (``triggers``: a superset of what it reads)."""
     if language == "zh":
         return (_section_config(record.norm_section or record.section) is not None
                 or _speaks_of_retention(record.norm, example=record.role == "example"))
     lowered = record.norm.lower()
     if _english_retention_words().search(expand_coordination(record.norm).lower()):
         return True
-    sets, pattern = _procedural_word_sets()
-    found = set(pattern.findall(lowered))
-    if not found:
-        return False
-    # A phrase inside a longer one found at the same place is missed by
-    # findall, so sets are checked by substring once any phrase is there.
-    return any(phrase_set <= found or all(p in lowered for p in phrase_set) for phrase_set in sets)
+    return procedural.trigger_words().search(lowered) is not None
 
 
 def annotate(records: list[Record], language: str, script: str = "Hans",
@@ -527,12 +485,32 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
         if docs[i] is None:
             docs[i] = []
         docs[i].append(sentence)
-        for rule_id in doc.user_data.get("procedural", []):
-            if not sentence.struck and rule_id not in records[i].procedural:
-                records[i].procedural.append(rule_id)
+    if language != "zh":
+        read_procedural(records, docs)
     for record in records:
         _dates_and_cards(record, language, script, region)
     return docs
+
+
+def read_procedural(records: list[Record], docs: list[list[_Sentence] | None]) -> None:
+    """The procedural rules each English record states
+    (:func:`pipeline.procedural.stated_rules`), sentence by sentence, a list
+    item read with its lead-in (its ``parent_id``); struck sentences state nothing."""
+    last_sentence: dict[str, procedural.Features] = {}
+    for record, sentences in zip(records, docs):
+        if sentences is None:
+            continue
+        lead_in = last_sentence.get(record.parent_id) if record.parent_id else None
+        seen: list[procedural.Features] = []
+        for sentence in sentences:
+            feats = procedural.features(sentence.doc.user_data.get(procedural.USER_DATA_KEY, {}))
+            if not sentence.struck:
+                for rule_id in procedural.stated_rules(feats, seen, lead_in):
+                    if rule_id not in record.procedural:
+                        record.procedural.append(rule_id)
+            seen.append(feats)
+        if seen:
+            last_sentence[record.id] = seen[-1]
 
 
 def _dates_and_cards(record: Record, language: str, script: str, region: str) -> None:
@@ -1389,9 +1367,13 @@ def _all_kind_keys(statements: list[Statement], kinds: int) -> set[tuple[str, st
     return {key for key, n in counts.items() if n >= kinds - 1}
 
 
+_IMPERATIVE = re.compile(r"[A-Z][a-z]+,")  # a capitalized verdict word opening its sentence before a comma
+
+
 def _english_terms(sentences: list[_Sentence]) -> tuple[list[str], list[str], str | None]:
     """(kinds, events, verdict) an English record names; a negator in the
-    12 characters before a verdict word says the opposite."""
+    12 characters before a verdict word says the opposite; a verdict word
+    opening its sentence as an imperative ("Remember, ...") is none."""
     negators = retention_terms_en()["negators"]
     kinds: list[str] = []
     events_: list[str] = []
@@ -1406,6 +1388,8 @@ def _english_terms(sentences: list[_Sentence]) -> tuple[list[str], list[str], st
             elif term.kind == "EVENT" and term.value not in events_:
                 events_.append(term.value)
             elif term.kind == "VERDICT" and verdict is None:
+                if _IMPERATIVE.match(sentence.norm, term.start) and not sentence.norm[:term.start].strip():
+                    continue  # "Remember, you can only ..." (a paragraph of the rulebook): no verdict
                 lead = lowered[max(0, term.start - 12):term.start]
                 verdict = _FLIPPED[term.value] if any(n in lead for n in negators) else term.value
     return kinds, events_, verdict

@@ -1320,8 +1320,10 @@ def _md_line(text: str) -> Line:
 
 
 def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS) -> Page:
-    """Plain text or Markdown -> Page. Raises NormalizeError for a page of
-    more than ``limits.max_records`` blocks, or with none."""
+    """Plain text or Markdown -> Page. A list item after a line ending with
+    ':' (its lead-in, in the same section) has that line's block as its
+    ``parent``. Raises NormalizeError for a page of more than
+    ``limits.max_records`` blocks, or with none."""
     markdown = source.format == "markdown"
     raw_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[Block] = []
@@ -1331,11 +1333,26 @@ def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMIT
     current_indent = 0
     title = ""
 
+    lead_in: int | None = None  # the block ending with ':' whose list items follow (their parent)
+    item_indent: int | None = None  # the indent of its first item: a bullet indented otherwise ends the list
+    bullet_indent = 0
+
     def flush() -> None:
-        nonlocal current, current_bullet
+        nonlocal current, current_bullet, lead_in, item_indent
         if current:
             check_records(len(blocks) + 1, limits.max_records, source.id, f"line {start_line}")
-            blocks.append(Block(len(blocks), tuple(t for _, t in headings), current, current_bullet))
+            opens_list = current[-1].text.endswith(":")
+            if current_bullet and lead_in is not None:
+                if item_indent is None:
+                    item_indent = bullet_indent
+                elif bullet_indent != item_indent:
+                    lead_in = None
+            parent = lead_in if current_bullet and not opens_list else None
+            blocks.append(Block(len(blocks), tuple(t for _, t in headings), current, current_bullet, parent))
+            if opens_list:
+                lead_in, item_indent = len(blocks) - 1, None
+            elif not current_bullet:
+                lead_in = None
         current, current_bullet = [], False
 
     start_line = 1  # of the block being read
@@ -1356,13 +1373,14 @@ def normalize_text(text: str, source: Source, limits: PageLimits = DEFAULT_LIMIT
                 level = 1 if not headings else (3 if name in note_headings() else 2)
             title = title or name
             headings = [h for h in headings if h[0] < level] + [(level, name)]
+            lead_in = None
             continue
         indent = len(raw) - len(raw.lstrip())
         bullet = BULLET.match(raw)
         if bullet or (current and indent < current_indent):
             flush()
         if bullet:
-            current_bullet = True
+            current_bullet, bullet_indent = True, indent
             stripped = raw[bullet.end():].strip()
         if not current:
             current_indent = indent if not bullet else indent + 2
@@ -1392,7 +1410,12 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None,
         warnings.append(f"{source.id}: {count} control characters removed, the first "
                         f"(U+{ord(control.group(0)):04X}) at char {control.start()}")
         text = CONTROL_CHARS.sub("", text)
-    page = normalize_html(text, source, limits) if source.format == "html" else normalize_text(text, source, limits)
+    if source.format == "pdf-text":  # PDF lines joined back into paragraphs and list items
+        from .pdftext import normalize_pdf_text
+        page = normalize_pdf_text(text, source)
+        check_records(len(page.blocks), limits.max_records, source.id, "page")
+    else:
+        page = normalize_html(text, source, limits) if source.format == "html" else normalize_text(text, source, limits)
     page.warnings[:0] = warnings
     chars = char_counts(page_text(page))  # counted once for both checks of the page's script
     settle_script(page, chars)

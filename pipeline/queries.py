@@ -77,7 +77,8 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
     "changed_on", "conflicts": [...], "disputed_by": [record ids],
     "cases": [{"case", "fact", "values", "verdict", "record_ids",
     "condition", "en", "zh"}], "citations": [{"role", "verdict", "cases",
-    "record_id", "source", "section", "status", "text", "dates"}]}``
+    "record_id", "source", "section", "status", "text", "dates", "lead_in"}]}``
+    (``lead_in``: the text of the line a list item hangs under, or None)
     (dates as ISO strings: those of the sentences that make the statement;
     ``cases``: the cases of a conditional rule a citation states).
     UsageError for an unknown kind or event."""
@@ -102,8 +103,8 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
         for rid in c["record_ids"]:
             case_of.setdefault(rid, []).append(c["case"])
     cites = con.execute(
-        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, c.dates
-           FROM rule_citations c JOIN records r USING (record_id)
+        """SELECT c.role, c.verdict, r.record_id, r.source_id, r.section_path, r.status, r.text, c.dates, p.text
+           FROM rule_citations c JOIN records r USING (record_id) LEFT JOIN records p ON p.record_id = r.parent_id
            WHERE c.info_kind = ? AND c.event = ?
            ORDER BY c.role DESC, r.source_id, r.seq""", [info_kind, event]).fetchall()
     return {
@@ -111,7 +112,8 @@ def rule_report(con: duckdb.DuckDBPyConnection, info_kind: str, event: str) -> d
         "latest_date": latest, "changed_on": changed_on, "conflicts": conflict_list(conflicts),
         "disputed_by": list(disputed_by or []), "cases": cases,
         "citations": [{"role": c[0], "verdict": c[1], "cases": case_of.get(c[2], []), "record_id": c[2], "source": c[3],
-                       "section": c[4], "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])]}
+                       "section": c[4], "status": c[5], "text": c[6], "dates": [str(d) for d in (c[7] or [])],
+                       "lead_in": c[8]}
                       for c in cites],
     }
 

@@ -95,6 +95,7 @@ class Ruling:
     dates: list[str] = field(default_factory=list)  # ISO, own and heading dates (not references)
     faqs: list[tuple[str, str]] = field(default_factory=list)  # (FAQ id, URL)
     cards: list[tuple[str, int]] = field(default_factory=list)  # (name as quoted, passcode)
+    lead_in: str = ""  # the text of the line a list item hangs under ("A monster flipped face-down remembers:")
 
     @property
     def latest(self) -> str:
@@ -127,10 +128,13 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) 
 
 
 def read_rulings(con: duckdb.DuckDBPyConnection) -> dict[str, Ruling]:
-    """Every current record (not retired) with its dates, FAQ links and linked cards."""
-    rulings = {r[0]: Ruling(*r) for r in _rows(con, """
-        SELECT record_id, source_id, seq, coalesce(section_path, ''), coalesce(role, ''), coalesce(status, ''), text
-        FROM records WHERE retired_run IS NULL ORDER BY source_id, seq""")}
+    """Every current record (not retired) with its dates, FAQ links, linked
+    cards and the lead-in of a list item (its parent record's text)."""
+    rulings = {r[0]: Ruling(*r[:7], lead_in=r[7] or "") for r in _rows(con, """
+        SELECT r.record_id, r.source_id, r.seq, coalesce(r.section_path, ''), coalesce(r.role, ''),
+               coalesce(r.status, ''), r.text, p.text
+        FROM records r LEFT JOIN records p ON p.record_id = r.parent_id
+        WHERE r.retired_run IS NULL ORDER BY r.source_id, r.seq""")}
     for record_id, day, faq_id, faq_url in _rows(con, """
             SELECT record_id, date, faq_id, faq_url FROM record_dates
             WHERE valid AND coalesce(kind, 'own') <> 'reference' ORDER BY record_id, ord"""):

@@ -10,8 +10,9 @@ on and raises :class:`SchemaError` naming the file and the key:
 * ``retention_terms.json``: term keys against the vocabulary (kinds, events,
   verdicts), topic defaults and allowed kinds against the kinds, every word
   list present;
-* ``procedural_rules.json``: ids unique, each rule with a summary and
-  non-empty phrase sets;
+* ``procedural_rules.json``: the word groups and token patterns of the
+  procedural reader (every group a pattern names exists), rule ids unique,
+  each rule with a summary and readings over known features;
 * ``markers.json``: the words and markup that mark page structure (example
   labels, note headings, the pending marker, clause delimiters, site chrome);
 * the TSV files: their columns present;
@@ -484,11 +485,41 @@ def rulesets() -> dict:
 
 
 @lru_cache(maxsize=1)
-def procedural_rules() -> dict[str, dict]:
-    """``schema/procedural_rules.json`` as ``{rule_id: {"id", "summary",
-    "phrase_sets"}}`` in file order (seeds 000 and 003)."""
+def procedural_grammar() -> dict:
+    """``schema/procedural_rules.json`` without its rules: ``triggers``
+    (words a record needs before it is read), ``categories``, ``words``
+    (word groups) and ``patterns`` (feature -> token patterns written as
+    strings, :mod:`pipeline.procedural`). Every upper-case name a pattern
+    uses is a word group, every feature a category lists has patterns."""
     data = _json("procedural_rules.json")
     check = _Checker("procedural_rules.json")
+    check.words(data, "triggers")
+    groups = check.get(data, "words", dict)
+    for name in groups:
+        check.words(groups, name, "words")
+    patterns = check.get(data, "patterns", dict)
+    for feature in patterns:
+        for j, pattern in enumerate(check.words(patterns, feature, "patterns")):
+            for token in pattern.split():
+                for word in token.lstrip("?").split("|"):
+                    if word.isupper() and not word.startswith("*") and word not in groups:
+                        check.fail(f"patterns.{feature}[{j}]", f"names {word!r}, which is no word group")
+    categories = check.get(data, "categories", dict)
+    for name in ("polarity", "flags", "actions"):
+        for feature in check.words(categories, name, "categories"):
+            check.member(f"categories.{name}", feature, patterns, "a feature with patterns")
+    return {key: data[key] for key in ("triggers", "categories", "words", "patterns")}
+
+
+@lru_cache(maxsize=1)
+def procedural_rules() -> dict[str, dict]:
+    """``schema/procedural_rules.json`` as ``{rule_id: {"id", "summary",
+    "readings"}}`` in file order (seeds 000 and 003). A reading is
+    ``{"polarity"?, "all", "any"?, "none"?, "near"?}`` over the features of
+    :func:`procedural_grammar`; every feature it names has patterns."""
+    data = _json("procedural_rules.json")
+    check = _Checker("procedural_rules.json")
+    features = procedural_grammar()["patterns"]
     rules: dict[str, dict] = {}
     for i, rule in enumerate(check.get(data, "rules", list)):
         where = f"rules[{i}]"
@@ -498,11 +529,20 @@ def procedural_rules() -> dict[str, dict]:
         if rule_id in rules:
             check.fail(f"{where}.id", f"{rule_id!r} is a duplicate")
         check.get(rule, "summary", str, where)
-        sets = check.get(rule, "phrase_sets", list, where)
-        if not sets:
-            check.fail(f"{where}.phrase_sets", "is empty")
-        for j, phrases in enumerate(sets):
-            check.words({"phrases": phrases}, "phrases", f"{where}.phrase_sets[{j}]")
+        readings = check.get(rule, "readings", list, where)
+        if not readings:
+            check.fail(f"{where}.readings", "is empty")
+        for j, reading in enumerate(readings):
+            place = f"{where}.readings[{j}]"
+            if not isinstance(reading, dict):
+                check.fail(place, "must be an object")
+            for key in ("all", "any", "none", "near"):
+                if key in reading or key == "all":
+                    for feature in check.words(reading, key, place):
+                        check.member(f"{place}.{key}", feature, features, "a feature with patterns")
+            if "polarity" in reading:
+                check.member(f"{place}.polarity", reading["polarity"],
+                             procedural_grammar()["categories"]["polarity"], "a polarity")
         rules[rule_id] = rule
     return rules
 
@@ -712,7 +752,7 @@ def simulators() -> dict[str, dict]:
 def check_all() -> None:
     """Load and validate every schema file; raises SchemaError for the first
     problem. Costs a few milliseconds (each file is read once per process)."""
-    vocabulary(), retention_terms(), retention_terms_en(), procedural_rules(), markers(), channel_labels()
+    vocabulary(), retention_terms(), retention_terms_en(), procedural_grammar(), procedural_rules(), markers(), channel_labels()
     rulesets()
     mediawiki_sites(), ddl(), scenario_format()
     opencc_fix_rows(), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)

@@ -27,9 +27,9 @@ from pipeline.records import CardMention, Record, Statement
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "engine" / "runtime.py"
-LOADERS = (schema.vocabulary, schema.retention_terms, schema.procedural_rules, schema.markers,
-           schema.channel_labels, schema.mediawiki_sites, schema.ddl, schema.retention_terms_en, schema.rulesets,
-           schema.scenario_schema, schema.scenario_format)
+LOADERS = (schema.vocabulary, schema.retention_terms, schema.procedural_grammar, schema.procedural_rules,
+           schema.markers, schema.channel_labels, schema.mediawiki_sites, schema.ddl, schema.retention_terms_en,
+           schema.rulesets, schema.scenario_schema, schema.scenario_format)
 
 
 # --------------------------------------------------------------------------- the engine's vocabulary
@@ -161,6 +161,12 @@ def test_a_renamed_verdict_fails_the_build_with_one_line_naming_file_and_key(sch
     ("retention_terms.json", lambda d: d.pop("hypothetical"), "hypothetical is missing"),
     ("procedural_rules.json", lambda d: d["rules"].append(dict(d["rules"][0])),
      "rules[14].id 'position.manual_change_main_phase_only' is a duplicate"),
+    ("procedural_rules.json", lambda d: d["patterns"]["ONCE"].insert(0, "ONCE_WORD PER TURNS"),
+     "patterns.ONCE[0] names 'TURNS', which is no word group"),
+    ("procedural_rules.json", lambda d: d["rules"][0]["readings"][0]["all"].append("MAIN_PHASES"),
+     "rules[0].readings[0].all is not a feature with patterns"),
+    ("procedural_rules.json", lambda d: d["rules"][2]["readings"][0].__setitem__("polarity", "MUST"),
+     "rules[2].readings[0].polarity is not a polarity"),
     ("vocabulary.json", lambda d: d["scenario"]["take_control_modes"].__setitem__("temporary", "control_temp"),
      "scenario.take_control_modes.temporary is not an info kind"),
     ("markers.json", lambda d: d.__setitem__("example_labels", []), "example_labels must be a non-empty list"),

@@ -46,6 +46,17 @@ def test_ask_text_and_json(built):
     assert data["verdict"] == "lost" and data["citations"][0]["dates"] == ["2014-11-14"]
 
 
+def test_ask_prints_a_list_item_under_its_lead_in(built):
+    _, db, _ = built
+    lines = run("ask", "synchro_summoned", "face_down", "--db", db).output.splitlines()
+    at = lines.index("      A monster flipped face-down remembers:")
+    assert lines[at + 1] == "        that it was Normal / Flip / Tribute / Ritual / Fusion / Synchro / Special Summoned."
+    data = json.loads(run("ask", "synchro_summoned", "face_down", "--db", db, "--json").output)
+    leads = {c["record_id"]: c["lead_in"] for c in data["citations"]}
+    assert leads["r79c9d63814bf95c"] == "A monster flipped face-down remembers:"
+    assert sum(lead is None for lead in leads.values()) >= 2  # a Chinese ruling hangs under no lead-in
+
+
 def test_ask_unknown_name_is_a_clear_error(built):
     _, db, _ = built
     out = CliRunner().invoke(main, ["ask", "synchro_sumoned", "face_down", "--db", str(db)])

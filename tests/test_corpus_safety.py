@@ -87,8 +87,8 @@ def test_refused_manifest_changes_nothing_built(tmp_path):
 
 @pytest.mark.parametrize("fields, message", [
     ({"language": "ja"}, "[corpus] bad-page, manifest.tsv:3: language 'ja' is not one of ['en', 'zh']"),
-    ({"format": "pdf"}, "[corpus] bad-page, manifest.tsv:3: format 'pdf' is not one of ['html', 'markdown', 'text']"),
-    ({"format": ""}, "[corpus] bad-page, manifest.tsv:3: format '' is not one of ['html', 'markdown', 'text']"),
+    ({"format": "pdf"}, "[corpus] bad-page, manifest.tsv:3: format 'pdf' is not one of ['html', 'markdown', 'pdf-text', 'text']"),
+    ({"format": ""}, "[corpus] bad-page, manifest.tsv:3: format '' is not one of ['html', 'markdown', 'pdf-text', 'text']"),
     ({"script": "Hanz"}, "[corpus] bad-page, manifest.tsv:3: script 'Hanz' is not one of ('', 'Hans', 'Hant') for "
                          "language 'zh' ('': detect it)"),
     ({"language": "en", "script": "Hant"}, "[corpus] bad-page, manifest.tsv:3: script 'Hant' is not one of "

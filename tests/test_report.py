@@ -302,3 +302,12 @@ def test_report_never_deletes_a_users_folders(small_db, tmp_path):
     assert (site / "notes.txt").read_text() == "mine" and (site / "cards" / "stale.html").read_text() == "old"
     run = CliRunner().invoke(main, ["report", "", "--db", str(small_db)])
     assert run.exit_code == 2 and "DIR is empty" in run.stderr
+
+
+def test_a_list_item_is_shown_with_its_lead_in(site):
+    """flip_summoned on face_down conflicts: the Book of Moon page's list items are shown under their
+    lead-ins ("remembers:" / "forgets:"), never as bare fragments."""
+    out, _, _ = site
+    html = (out / "rules" / "flip_summoned--face_down.html").read_text(encoding="utf-8")
+    assert '<span class="lead-in">A monster flipped face-down remembers:</span>' in html
+    assert '<span class="lead-in">A monster flipped face-down forgets:</span>' in html

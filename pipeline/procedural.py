@@ -1,0 +1,178 @@
+"""The procedural-rule reader: English sentences -> the ids of the rules of
+``schema/procedural_rules.json`` they state (seeds 000 and 003: changing
+battle positions, the Battle Phase).
+
+A rule is a modality over an action with conditions. spaCy's ``Matcher``
+(lower-cased tokens of a blank English pipeline, no parser, no lemmatizer
+data: the word forms are listed in the schema) finds the *features* of a
+sentence: its polarity (``CAN`` or ``CANNOT``: "may not", "is not allowed
+to", "prevents", ...; the first one the sentence says, longest first),
+flags (``ONLY``: "only", "restricted to", "outside"; ``ONCE``: "once per
+turn", "only once each turn", "twice"), actions (a manual battle position
+change, active or passive, a change to Defense Position, a Flip Summon, an
+attack, an attack declaration, the Battle Phase, a replay) and conditions
+(summoned or Set this turn, an attack declared, an earlier change, a change
+by a card effect, not by the turn player, the first turn, ...), wherever
+the sentence puts them (after "if", "when", "unless" or in a relative
+clause). A sentence with no action takes those of the sentence before it
+in its record, else of its lead-in ("... except in three cases." before
+"2. You cannot change it in Main Phase 2 if ..."); a sentence with no
+polarity takes its lead-in's ("You cannot change a monster's position
+if it:" before "- declared an attack this turn"). A rule is stated when
+the features satisfy one of its ``readings`` (:func:`stated_rules`).
+
+The patterns are strings in the schema (:func:`token_pattern`); nothing of
+the text read here becomes code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .schema import procedural_grammar, procedural_rules
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+USER_DATA_KEY = "procedural_features"
+_WILDCARD = re.compile(r"\*(\d+)$")
+
+
+def token_pattern(text: str, groups: Mapping[str, list[str]]) -> list[dict]:
+    """One pattern string of the schema -> a spaCy ``Matcher`` pattern.
+
+    Tokens are separated by spaces: ``word`` (lower-cased form),
+    ``a|b|GROUP`` (alternatives; an upper-case name is a word group of
+    ``words``), a leading ``?`` (optional), ``*N`` (up to N tokens of any
+    kind; above 4, any number within the sentence: spaCy expands ``{0,N}``
+    into N optional tokens, whose states cost twice the rulebook's reading). ``token_pattern("CHANGE *4 ?battle POSITION", groups)`` ->
+    ``[{"LOWER": {"IN": [...]}}, {"OP": "{0,4}"}, {"LOWER": "battle", "OP": "?"}, {"LOWER": {"IN": [...]}}]``."""
+    out: list[dict] = []
+    for token in text.split():
+        wildcard = _WILDCARD.match(token)
+        if wildcard:
+            out.append({"OP": "*"} if int(wildcard.group(1)) > 4 else {"OP": f"{{0,{wildcard.group(1)}}}"})
+            continue
+        optional = token.startswith("?") and len(token) > 1
+        words: list[str] = []
+        for alt in (token[1:] if optional else token).split("|"):
+            words.extend(groups[alt] if alt.isupper() and alt in groups else [alt.lower()])
+        spec: dict = {"LOWER": words[0] if len(words) == 1 else {"IN": sorted(set(words))}}
+        if optional:
+            spec["OP"] = "?"
+        out.append(spec)
+    return out
+
+
+def _factory(nlp: Language, name: str):
+    """``rulings_procedural``: a ``Matcher`` over every feature's patterns;
+    ``doc.user_data["procedural_features"]`` gets ``{feature: [(start, end), ...]}``
+    (token offsets, longest match per place)."""
+    from spacy.matcher import Matcher
+
+    grammar = procedural_grammar()
+    matcher = Matcher(nlp.vocab)
+    for feature, patterns in grammar["patterns"].items():
+        matcher.add(feature, [token_pattern(p, grammar["words"]) for p in patterns], greedy="LONGEST")
+
+    def component(doc: Doc) -> Doc:
+        found: dict[str, list[tuple[int, int]]] = {}
+        for match_id, start, end in matcher(doc):
+            found.setdefault(nlp.vocab.strings[match_id], []).append((start, end))
+        doc.user_data[USER_DATA_KEY] = found
+        return doc
+
+    return component
+
+
+def register() -> None:
+    """Make the ``rulings_procedural`` factory known to spaCy (once)."""
+    from spacy.language import Language
+
+    if not Language.has_factory("rulings_procedural"):
+        Language.factory("rulings_procedural", func=_factory)
+
+
+@lru_cache(maxsize=1)
+def trigger_words() -> re.Pattern:
+    """Words a record must hold before the matcher reads it (lower-cased text)."""
+    return re.compile("|".join(map(re.escape, procedural_grammar()["triggers"])))
+
+
+@dataclass
+class Features:
+    """What one sentence says: its polarity (``CAN``, ``CANNOT`` or
+    None), and its features (polarity, flags, actions, conditions) by name."""
+
+    polarity: str | None = None
+    names: frozenset[str] = frozenset()
+    actions: frozenset[str] = field(default_factory=frozenset)
+
+
+def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
+    """The spans the matcher found in one sentence -> :class:`Features`.
+
+    The polarity is that of the first polarity span (overlapping spans: the
+    longest wins, so "may not" is ``CANNOT``, not ``CAN``); an attack word
+    inside a position name ("Attack Position") or a condition ("if the
+    monster attacked") is no attack action."""
+    categories = procedural_grammar()["categories"]
+    spans = sorted(((s, e, f) for f in categories["polarity"] for s, e in found.get(f, ())),
+                   key=lambda x: (x[0], -(x[1] - x[0])))
+    polarity, taken_end = None, -1
+    for start, end, feature in spans:
+        if start >= taken_end:
+            polarity = feature
+            break
+    names = {f for f, where in found.items() if where and f not in categories["polarity"]}
+    # "Attack Position" names no attack; in "if it declared an attack" the attack is a condition, not the action.
+    positions, conditions = found.get("POSITION_NAME", ()), found.get("ATTACKED", ())
+    outside = lambda spans, inside: [(s, e) for s, e in spans  # noqa: E731
+                                     if not any(a <= s and e <= b for a, b in inside)]
+    if "ATTACK" in names and not outside(found["ATTACK"], positions):
+        names.discard("ATTACK")
+    actions = {f for f in names & set(categories["actions"]) if outside(found[f], [*positions, *conditions])}
+    if polarity:
+        names.add(polarity)
+    return Features(polarity, frozenset(names), frozenset(actions))
+
+
+def _satisfies(reading: Mapping, own: frozenset[str], near: frozenset[str], polarity: str | None) -> bool:
+    if "polarity" in reading and reading["polarity"] != polarity:
+        return False
+    return (all(f in own for f in reading["all"])
+            and all(f in near for f in reading.get("near", ()))
+            and (not reading.get("any") or any(f in own for f in reading["any"]))
+            and not any(f in own for f in reading.get("none", ())))
+
+
+def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in: Features | None = None) -> list[str]:
+    """The ids of the rules ``sentence`` states, in schema order.
+
+    ``previous``: the sentences before it in its record (nearest last);
+    ``lead_in``: the last sentence of the record its list item hangs under.
+    A sentence naming no action takes those of the nearest previous sentence
+    naming one, else the lead-in's; with no polarity it completes its lead-in
+    and takes the lead-in's polarity and actions too.
+    ``near`` features of a reading may come from any of them."""
+    previous = list(previous)
+    own, polarity = set(sentence.names), sentence.polarity
+    context = frozenset().union(*(p.names for p in previous), lead_in.names if lead_in else frozenset())
+    if not sentence.actions:
+        inherited = next((p.actions for p in reversed(previous) if p.actions), None)
+        if inherited is None and lead_in is not None:
+            inherited = lead_in.actions
+        own |= inherited or set()
+    if polarity is None and lead_in is not None and lead_in.polarity:
+        # a list item with no modal of its own completes its lead-in ("... may not be changed if it:")
+        polarity = lead_in.polarity
+        own |= {polarity, *lead_in.actions}
+    own_f = frozenset(own)
+    near = own_f | context
+    return [rule_id for rule_id, rule in procedural_rules().items()
+            if any(_satisfies(r, own_f, near, polarity) for r in rule["readings"])]
