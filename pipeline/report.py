@@ -449,8 +449,9 @@ def rule_strip(rule: dict, cited: list[dict], first: str, last: str) -> dict:
     coloured by the verdict it states, a disputing one marked above, the
     rule's change (``changed_on``) as a line. ``first``/``last``: the
     ``YYYY-MM`` months the site's strips span (one scale for every rule).
-    Returns ``{"marks": [{"x", "w", "y", "h", "verdict", "record_id",
-    "disputed", "title"}], "change_x", "years", "dated", "undated",
+    Rulings of one month share its column, stacked. Returns ``{"marks":
+    [{"x", "w", "y", "h", "month", "verdict", "record_id", "disputed",
+    "title"}], "change_x", "years", "dated", "undated",
     "says": {verdict: n}, "first", "last"}``."""
     span, x_of = _month_scale(first, last)
     w = max(STRIP_W / span, 6.0)
@@ -464,11 +465,22 @@ def rule_strip(rule: dict, cited: list[dict], first: str, last: str) -> dict:
         days.append(c["date"])
         is_disputed = bool(disputed & set(c["record_ids"]))
         marks.append({"x": round(min(x_of(c["date"][:7]), STRIP_W - w), 2), "w": round(w, 2),
-                      "y": 12.0 if not is_disputed else 2.0, "h": STRIP_H - 12.0 if not is_disputed else STRIP_H - 2.0,
+                      "top": 2.0 if is_disputed else 12.0, "month": c["date"][:7],
                       "verdict": c["verdict"], "record_id": c["record_id"], "disputed": is_disputed,
                       "title": f"{c['date']}: says {VERDICT_LABELS.get(c['verdict'], ('', c['verdict']))[1]}"
                                + (" (disputes the verdict)" if is_disputed else "")
                                + (f" ({c['role']})" if c["role"] != "supports" else "")})
+    in_month: dict[str, list[dict]] = defaultdict(list)  # rulings of one month share its column, stacked
+    for mark in marks:
+        in_month[mark["month"]].append(mark)
+    for its in in_month.values():
+        its.sort(key=lambda m: (m["verdict"], m["record_id"]))
+        share = (STRIP_H - 12.0) / len(its)
+        for i, mark in enumerate(its):
+            mark["y"] = round(12.0 + i * share, 2)
+            mark["h"] = round(share, 2)
+            if mark.pop("top") < 12.0 and i == 0:  # a disputing ruling reaches above the others
+                mark["y"], mark["h"] = 2.0, round(share + 10.0, 2)
     change_x = round(x_of(rule["changed_on"][:7]), 2) if rule.get("changed_on") else None
     return {"marks": marks, "change_x": change_x, "years": year_marks(first, last), "dated": len(marks),
             "undated": undated, "says": dict(says), "first": min(days) if days else "", "last": max(days) if days else ""}
