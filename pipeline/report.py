@@ -3,23 +3,32 @@
 Reads a database ``rulings build`` wrote (read-only) and writes plain files
 that open from disk or any static server, with nothing fetched at view time:
 
+A ruling printed on several pages (the same text, dates and spacing aside:
+:func:`pipeline.compile.text_key`) is one :class:`Entry`, shown once with all
+its places; counts count entries.
+
 * ``index.html``: the rules matrix, info kinds (rows, in the display groups
-  of ``schema/vocabulary.json``) x events (columns), each cell its verdict
-  (colour and a symbol with a word, so colour is never the only cue), the
-  number of supporting rulings and the latest date, linking to the rule;
-* ``rules/KIND--EVENT.html``: a rule with every cited ruling (as written,
-  with dates, FAQ links, source and section; card names link to card pages)
-  and a dated timeline of its supporting, conflicting and superseded rulings;
-* ``cards/PASSCODE.html``: a card's names in each language and its rulings,
-  newest first; ``cards.html`` lists the cards, ``archetypes.html`` the
-  archetypes (quoted families such as 「女武神」怪兽);
+  of ``schema/vocabulary.json``) x events (columns), headers in words in
+  English and Chinese, each cell its verdict (colour and a symbol with
+  words, so colour is never the only cue), the number of supporting
+  rulings, the latest date and the rule as a sentence (:func:`rule_sentence`);
+* ``rules/KIND--EVENT.html``: a rule as a sentence in both languages, a
+  conditional one by case, a strip of its rulings by date (:func:`rule_strip`,
+  SVG), every cited ruling once, labelled with what it says;
+* ``cards/PASSCODE.html``: a card's names in each language, the rules its
+  rulings support and its rulings, newest first; ``cards.html`` lists the
+  cards, ``archetypes.html`` the archetypes (quoted families such as
+  「女武神」怪兽);
 * ``sources/SOURCE.html``: every current ruling of a page by section (the
-  place search results and the change history link to);
-* ``timeline.html``: dated rulings per month per source (an SVG written
-  here, superseded ones marked); ``history.html``: the runs and what each
-  added, changed or retired, linking to ``runs/RUN.html``;
+  place search results and the change history link to); ``sources.html``:
+  every source with its licence; ``procedural.html``: the procedural rules
+  with the rulings that state them;
+* ``timeline.html``: dated rulings per month, one strip per source
+  (:func:`month_chart`); ``history.html``: the runs and what each added,
+  changed or retired, linking to ``runs/RUN.html``;
 * ``search.html`` with ``assets/search-index.js``: client-side search over
-  card names (every language, either Chinese script) and ruling text.
+  rules, card names (every language) and ruling text, either Chinese script
+  (OpenCC's character table, :func:`pipeline.chinese.character_map`).
 
 Pages are rendered with Jinja2 templates (``pipeline/templates/report/``)
 with autoescaping on: ruling text is a stranger's text and is only ever
@@ -474,7 +483,7 @@ def rule_strip(rule: dict, cited: list[dict], first: str, last: str) -> dict:
     for mark in marks:
         in_month[mark["month"]].append(mark)
     for its in in_month.values():
-        its.sort(key=lambda m: (m["verdict"], m["record_id"]))
+        its.sort(key=lambda m: (not m["disputed"], m["verdict"], m["record_id"]))  # a disputing one on top
         share = (STRIP_H - 12.0) / len(its)
         for i, mark in enumerate(its):
             mark["y"] = round(12.0 + i * share, 2)

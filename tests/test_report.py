@@ -655,3 +655,33 @@ def test_every_link_resolves(site):
             assert unquote(parts.fragment) in ids[target], (page, link)
         checked += 1
     assert checked > 100_000
+
+
+def test_rule_sentences_and_strip_marks():
+    from pipeline.report import rule_strip
+
+    assert rule_sentence("synchro_summoned", "face_down", "kept") == {
+        "en": "A monster turned face-down keeps the fact that it was Synchro Summoned.",
+        "zh": "怪兽变成里侧表示时，同调召唤过的情报保留。"}
+    assert rule_sentence("counters", "temp_banish", "lost")["zh"] == "怪兽被一时除外再回到场上时，指示物丢失。"
+    case = {"en": "Flip Summoned this turn", "zh": "在反转召唤的回合", "verdict": "lost"}
+    said = rule_sentence("summoned_this_turn", "face_down", "conditional", case)
+    assert said["en"].startswith("If Flip Summoned this turn: a monster turned face-down loses")
+    assert said["zh"].startswith("在反转召唤的回合时：") and said["zh"].endswith("丢失。")
+    for kind in info_kinds():
+        for event in events():
+            for verdict in ("kept", "lost", "not_applicable", "conditional", "unknown"):
+                both = rule_sentence(kind, event, verdict)
+                assert "_" not in both["en"] + both["zh"] and both["en"].endswith(".") and both["zh"].endswith("。")
+    cited = [{"record_id": "a", "record_ids": ["a"], "verdict": "kept", "role": "supports", "date": "2010-01-05"},
+             {"record_id": "b", "record_ids": ["b", "b2"], "verdict": "lost", "role": "conflicts", "date": "2010-01-20"},
+             {"record_id": "c", "record_ids": ["c"], "verdict": "lost", "role": "supports", "date": "2020-06-01"},
+             {"record_id": "d", "record_ids": ["d"], "verdict": "kept", "role": "supports", "date": ""}]
+    strip = rule_strip({"changed_on": "2015-01-01", "disputed_by": ["b2"]}, cited, "2010-01", "2020-12")
+    marks = {m["record_id"]: m for m in strip["marks"]}
+    assert set(marks) == {"a", "b", "c"} and strip["undated"] == 1 and strip["says"] == {"kept": 2, "lost": 2}
+    assert marks["a"]["x"] == marks["b"]["x"] == 0 < marks["c"]["x"] < 1000  # one month: one column, stacked
+    assert marks["b"]["disputed"] and not marks["a"]["disputed"] and marks["b"]["y"] < marks["a"]["y"]
+    assert marks["a"]["h"] + marks["b"]["h"] > 28 and marks["c"]["h"] == 28.0
+    assert strip["change_x"] == round(60 * 1000 / 132, 2) and (strip["first"], strip["last"]) == ("2010-01-05", "2020-06-01")
+    assert [y["label"] for y in strip["years"] if y["major"]] == ["2010", "2015", "2020"]
