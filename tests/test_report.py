@@ -636,25 +636,33 @@ def test_strict_parser_and_id_check_catch_errors():
 
 
 def test_every_link_resolves(site):
+    """Every href and src of every page names a file of the site (no other
+    local path, no other scheme than http(s)), and its fragment an id there."""
+    import posixpath
+
     out, _, _ = site
-    ids: dict[Path, set[str]] = {}
-    links: list[tuple[Path, str]] = []
+    ids: dict[str, set[str]] = {}
+    links: dict[str, set[str]] = {}
     for page in _pages(out):
+        rel = page.relative_to(out).as_posix()
         html = page.read_text(encoding="utf-8")
-        ids[page.resolve()] = set(re.findall(r'\sid="([^"]*)"', html))
-        links += [(page, unescape(h)) for h in re.findall(r'\s(?:href|src)="([^"]*)"', html)]
+        ids[rel] = set(re.findall(r'\sid="([^"]*)"', html))
+        links[rel] = {unescape(h) for h in re.findall(r'\s(?:href|src)="([^"]*)"', html)}
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     checked = 0
-    for page, link in links:
-        parts = urlsplit(link)
-        if parts.scheme in ("http", "https"):
-            continue
-        assert not parts.scheme and not parts.netloc, (page, link)
-        target = (page.parent / unquote(parts.path)).resolve() if parts.path else page.resolve()
-        assert target.is_file() and out.resolve() in target.parents, (page, link)
-        if parts.fragment:
-            assert unquote(parts.fragment) in ids[target], (page, link)
-        checked += 1
-    assert checked > 100_000
+    for rel, its in links.items():
+        for link in its:
+            parts = urlsplit(link)
+            if parts.scheme in ("http", "https"):
+                continue
+            assert not parts.scheme and not parts.netloc, (rel, link)
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(parts.path))) \
+                if parts.path else rel
+            assert target in files, (rel, link)
+            if parts.fragment:
+                assert unquote(parts.fragment) in ids[target], (rel, link)
+            checked += 1
+    assert checked > 50_000
 
 
 def test_rule_sentences_and_strip_marks():
