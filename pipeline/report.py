@@ -323,16 +323,31 @@ def words() -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
+@lru_cache(maxsize=None)
+def verdict_badge(verdict: str) -> Markup:
+    """A verdict as the site shows it: its symbol and its words in English
+    and Chinese on its colour (a ``<span class="badge v-VERDICT">``)."""
+    symbol, word = VERDICT_LABELS.get(verdict, ("?", verdict))
+    zh = words()["verdicts"].get(verdict, {}).get("zh", "")
+    return Markup('<span class="badge v-{}"><span aria-hidden="true">{}</span> {}{}</span>').format(
+        verdict, symbol, word, Markup(' <span lang="zh">{}</span>').format(zh) if zh else "")
+
+
 def rule_sentence(kind: str, event: str, verdict: str, case: dict | None = None) -> dict[str, str]:
     """What a rule (or one case of a conditional rule: a
     :func:`pipeline.queries.case_list` item) says, as one sentence in
     English and one in Simplified Chinese: ``{"en", "zh"}``."""
-    w = words()
-    k, e = w["kinds"][kind], w["events"][event]
     if case is not None:
-        said = rule_sentence(kind, event, case["verdict"])
+        said = _sentence(kind, event, case["verdict"])
         return {"en": f"If {case['en']}: {said['en'][0].lower()}{said['en'][1:]}",
                 "zh": f"{case['zh'] or case['en']}时：{said['zh']}"}
+    return dict(_sentence(kind, event, verdict))
+
+
+@lru_cache(maxsize=None)
+def _sentence(kind: str, event: str, verdict: str) -> dict[str, str]:
+    w = words()
+    k, e = w["kinds"][kind], w["events"][event]
     if verdict == "kept":
         return {"en": f"{e['en_monster']} keeps {k['en']}.", "zh": f"{e['zh_when']}，{k['zh']}保留。"}
     if verdict == "lost":
@@ -552,7 +567,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       auto_reload=False)  # one run: no mtime check per render
-    env.globals.update(verdict_labels=VERDICT_LABELS, segments=text_segments, slug=slug,
+    env.globals.update(verdict_badge=verdict_badge, segments=text_segments, slug=slug,
                        rule_file=rule_file, rule_sentence=rule_sentence, words=words(),
                        strip_w=STRIP_W, strip_h=STRIP_H)
     env.filters["external_url"] = external_url
