@@ -66,6 +66,21 @@ def _converter(config: str):
     return opencc.OpenCC(f"{config}.json")
 
 
+@lru_cache(maxsize=None)
+def character_map(config: str = "t2s") -> dict[str, str]:
+    """OpenCC's single-character conversions for ``config`` (default
+    ``t2s``, Traditional to Simplified): ``{character: converted}`` for
+    every CJK ideograph (U+3400-U+4DBF, U+4E00-U+9FFF, U+F900-U+FAFF) that
+    the config converts to one other character, each converted alone (no
+    phrase of several characters applies). The report's search ships it so
+    that a query typed in either script finds text in the other."""
+    chars = [chr(c) for lo, hi in ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)) for c in range(lo, hi + 1)]
+    converted = _converter(config).convert("\n".join(chars)).split("\n")
+    if len(converted) != len(chars):  # a conversion that joined or split lines: none is trusted
+        return {}
+    return {a: b for a, b in zip(chars, converted) if len(b) == 1 and b != a}
+
+
 def opencc_config(script: str, region: str) -> str | None:
     """The OpenCC config for running text: ``tw2sp`` (TW), ``hk2s`` (HK or
     MO), ``t2s`` (other Traditional); None for Simplified text (never converted)."""

@@ -116,7 +116,14 @@ def ruling_key(record: Record) -> str:
     carries it in place of the text)."""
     if record.ruling_key:
         return record.ruling_key
-    return hashlib.blake2b(_DATE_STAMPS.sub("", record.norm).encode("utf-8"), digest_size=16).hexdigest()
+    return text_key(record.norm)
+
+
+def text_key(norm_text: str) -> str:
+    """:func:`ruling_key` of a record's normalized text (``records.norm_text``):
+    32 hex digits, equal for two texts that differ only in date stamps and
+    spacing (the report shows such rulings as one)."""
+    return hashlib.blake2b(_DATE_STAMPS.sub("", norm_text).encode("utf-8"), digest_size=16).hexdigest()
 
 
 def for_compile(records: list[Record]) -> list[Record]:

@@ -3,23 +3,32 @@
 Reads a database ``rulings build`` wrote (read-only) and writes plain files
 that open from disk or any static server, with nothing fetched at view time:
 
+A ruling printed on several pages (the same text, dates and spacing aside:
+:func:`pipeline.compile.text_key`) is one :class:`Entry`, shown once with all
+its places; counts count entries.
+
 * ``index.html``: the rules matrix, info kinds (rows, in the display groups
-  of ``schema/vocabulary.json``) x events (columns), each cell its verdict
-  (colour and a symbol with a word, so colour is never the only cue), the
-  number of supporting rulings and the latest date, linking to the rule;
-* ``rules/KIND--EVENT.html``: a rule with every cited ruling (as written,
-  with dates, FAQ links, source and section; card names link to card pages)
-  and a dated timeline of its supporting, conflicting and superseded rulings;
-* ``cards/PASSCODE.html``: a card's names in each language and its rulings,
-  newest first; ``cards.html`` lists the cards, ``archetypes.html`` the
-  archetypes (quoted families such as 「女武神」怪兽);
+  of ``schema/vocabulary.json``) x events (columns), headers in words in
+  English and Chinese, each cell its verdict (colour and a symbol with
+  words, so colour is never the only cue), the number of supporting
+  rulings, the latest date and the rule as a sentence (:func:`rule_sentence`);
+* ``rules/KIND--EVENT.html``: a rule as a sentence in both languages, a
+  conditional one by case, a strip of its rulings by date (:func:`rule_strip`,
+  SVG), every cited ruling once, labelled with what it says;
+* ``cards/PASSCODE.html``: a card's names in each language, the rules its
+  rulings support and its rulings, newest first; ``cards.html`` lists the
+  cards, ``archetypes.html`` the archetypes (quoted families such as
+  「女武神」怪兽);
 * ``sources/SOURCE.html``: every current ruling of a page by section (the
-  place search results and the change history link to);
-* ``timeline.html``: dated rulings per month per source (an SVG written
-  here, superseded ones marked); ``history.html``: the runs and what each
-  added, changed or retired, linking to ``runs/RUN.html``;
+  place search results and the change history link to); ``sources.html``:
+  every source with its licence; ``procedural.html``: the procedural rules
+  with the rulings that state them;
+* ``timeline.html``: dated rulings per month, one strip per source
+  (:func:`month_chart`); ``history.html``: the runs and what each added,
+  changed or retired, linking to ``runs/RUN.html``;
 * ``search.html`` with ``assets/search-index.js``: client-side search over
-  card names (every language, either Chinese script) and ruling text;
+  rules, card names (every language) and ruling text, either Chinese script
+  (OpenCC's character table, :func:`pipeline.chinese.character_map`).
 * ``simulators.html``: the rulings against the simulator cores
   (:mod:`pipeline.simulators`), disagreements first with the cited lines of
   each core's source, then every (kind, event) pair.
@@ -47,7 +56,7 @@ import time
 from collections import Counter, defaultdict
 from contextlib import closing
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from datetime import date
 from pathlib import Path
 from typing import Iterator
@@ -64,9 +73,11 @@ except ImportError:  # Windows: no leftover cleanup
 
 from . import queries, simulators
 from .cards import card_names
+from .chinese import character_map
+from .compile import text_key
 from .errors import UsageError
 from .schema import events as vocabulary_events
-from .schema import kind_groups, vocabulary
+from .schema import kind_groups, procedural_rules, vocabulary
 from .schema import simulators as schema_simulators
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "report"
@@ -92,6 +103,7 @@ class Ruling:
     role: str
     status: str
     text: str
+    norm: str = ""  # records.norm_text: Simplified, canonical terms
     dates: list[str] = field(default_factory=list)  # ISO, own and heading dates (not references)
     faqs: list[tuple[str, str]] = field(default_factory=list)  # (FAQ id, URL)
     cards: list[tuple[str, int]] = field(default_factory=list)  # (name as quoted, passcode)
@@ -100,6 +112,53 @@ class Ruling:
     @property
     def latest(self) -> str:
         return max(self.dates) if self.dates else ""
+
+    @cached_property
+    def key(self) -> str:
+        """The ruling regardless of page, date stamps and spacing
+        (:func:`pipeline.compile.text_key`): one entry of the site."""
+        return text_key(self.norm or self.text)
+
+
+@dataclass
+class Entry:
+    """One ruling as the site lists it: ``ruling`` (the place shown in
+    full) and ``places`` (every current record of the same ruling,
+    ``ruling`` first: the topic page, a yearly log, a frozen extract)."""
+
+    ruling: Ruling
+    places: list[Ruling]
+
+    @property
+    def record_id(self) -> str:
+        return self.ruling.record_id
+
+    @property
+    def latest(self) -> str:
+        return max(p.latest for p in self.places)
+
+    @property
+    def dates(self) -> list[str]:
+        return sorted({d for p in self.places for d in p.dates})
+
+
+def _place_rank(ruling: Ruling) -> tuple:
+    """Which place of a ruling is shown in full: a current one, with the most dates, then page order."""
+    return (ruling.status != "current", -len(ruling.dates), ruling.source_id, ruling.seq)
+
+
+def entries(rulings: list[Ruling], every: dict[str, list[Ruling]] | None = None) -> list[Entry]:
+    """``rulings`` as entries, one per ruling (:attr:`Ruling.key`), in the
+    order of each ruling's first place. ``every``: all places by key (the
+    whole site's), so an entry lists places beyond ``rulings`` too."""
+    grouped: dict[str, list[Ruling]] = {}
+    for ruling in rulings:
+        grouped.setdefault(ruling.key, []).append(ruling)
+    out = []
+    for key, its in grouped.items():
+        places = sorted({r.record_id: r for r in [*its, *(every or {}).get(key, [])]}.values(), key=_place_rank)
+        out.append(Entry(places[0], places))
+    return out
 
 
 @dataclass
@@ -130,9 +189,9 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) 
 def read_rulings(con: duckdb.DuckDBPyConnection) -> dict[str, Ruling]:
     """Every current record (not retired) with its dates, FAQ links, linked
     cards and the lead-in of a list item (its parent record's text)."""
-    rulings = {r[0]: Ruling(*r[:7], lead_in=r[7] or "") for r in _rows(con, """
+    rulings = {r[0]: Ruling(*r[:8], lead_in=r[8] or "") for r in _rows(con, """
         SELECT r.record_id, r.source_id, r.seq, coalesce(r.section_path, ''), coalesce(r.role, ''),
-               coalesce(r.status, ''), r.text, p.text
+               coalesce(r.status, ''), r.text, coalesce(r.norm_text, ''), p.text
         FROM records r LEFT JOIN records p ON p.record_id = r.parent_id
         WHERE r.retired_run IS NULL ORDER BY r.source_id, r.seq""")}
     for record_id, day, faq_id, faq_url in _rows(con, """
@@ -254,10 +313,69 @@ def external_url(url: str | None) -> str:
     return url.strip() if scheme in ("http", "https") else ""
 
 
-def matrix(rules: dict[tuple[str, str], dict]) -> list[dict]:
+@lru_cache(maxsize=None)
+def words() -> dict[str, dict[str, dict[str, str]]]:
+    """The words of ``schema/vocabulary.json`` by section and id:
+    ``{"events": {id: {"en", "zh", "en_monster", "en_done", "zh_when"}},
+    "verdicts": {id: {"en", "zh"}}, "kinds": {id: {"en", "zh", "meaning"}}}``;
+    an id without words is said by its id."""
+    data = vocabulary()
+    out: dict[str, dict[str, dict[str, str]]] = {"events": {}, "verdicts": {}, "kinds": {}}
+    for section, name in (("events", "events"), ("verdicts", "verdicts"), ("info_kinds", "kinds")):
+        for item in data[section]:
+            said = {"en": item["id"].replace("_", " "), "zh": "", "en_monster": "A monster " + item["id"],
+                    "en_done": item["id"].replace("_", " "), "zh_when": ""}
+            said.update(item.get("words") or {})
+            said["meaning"] = item.get("meaning", "")
+            out[name][item["id"]] = said
+    return out
+
+
+@lru_cache(maxsize=None)
+def verdict_badge(verdict: str) -> Markup:
+    """A verdict as the site shows it: its symbol and its words in English
+    and Chinese on its colour (a ``<span class="badge v-VERDICT">``)."""
+    symbol, word = VERDICT_LABELS.get(verdict, ("?", verdict))
+    zh = words()["verdicts"].get(verdict, {}).get("zh", "")
+    return Markup('<span class="badge v-{}"><span aria-hidden="true">{}</span> {}{}</span>').format(
+        verdict, symbol, word, Markup(' <span lang="zh">{}</span>').format(zh) if zh else "")
+
+
+def rule_sentence(kind: str, event: str, verdict: str, case: dict | None = None) -> dict[str, str]:
+    """What a rule (or one case of a conditional rule: a
+    :func:`pipeline.queries.case_list` item) says, as one sentence in
+    English and one in Simplified Chinese: ``{"en", "zh"}``."""
+    if case is not None:
+        said = _sentence(kind, event, case["verdict"])
+        return {"en": f"If {case['en']}: {said['en'][0].lower()}{said['en'][1:]}",
+                "zh": f"{case['zh'] or case['en']}时：{said['zh']}"}
+    return dict(_sentence(kind, event, verdict))
+
+
+@lru_cache(maxsize=None)
+def _sentence(kind: str, event: str, verdict: str) -> dict[str, str]:
+    w = words()
+    k, e = w["kinds"][kind], w["events"][event]
+    if verdict == "kept":
+        return {"en": f"{e['en_monster']} keeps {k['en']}.", "zh": f"{e['zh_when']}，{k['zh']}保留。"}
+    if verdict == "lost":
+        return {"en": f"{e['en_monster']} loses {k['en']}.", "zh": f"{e['zh_when']}，{k['zh']}丢失。"}
+    if verdict == "not_applicable":
+        return {"en": f"Not applicable: a monster with {k['en']} cannot be {e['en_done']}.",
+                "zh": f"不适用：有{k['zh']}的怪兽不会{e['zh']}。"}
+    if verdict == "conditional":
+        return {"en": f"{e['en_monster']} keeps or loses {k['en']}, by case.",
+                "zh": f"{e['zh_when']}，{k['zh']}是否保留视情况而定。"}
+    return {"en": f"No ruling says whether {e['en_monster'][0].lower()}{e['en_monster'][1:]} keeps {k['en']}.",
+            "zh": f"没有裁定说明{e['zh_when']}{k['zh']}是否保留。"}
+
+
+def matrix(rules: dict[tuple[str, str], dict], supports: dict[tuple[str, str], int] | None = None) -> list[dict]:
     """Rows of the index matrix: ``[{"group", "title", "rows": [{"kind",
-    "meaning", "cells": [{"event", "verdict", "supports", "latest_date",
-    "href"}]}]}]``; a pair without a rule is ``unknown``."""
+    "meaning", "words", "cells": [{"event", "verdict", "supports",
+    "latest_date", "href", "sentence"}]}]}]``; a pair without a rule is
+    ``unknown``. ``supports``: the number of distinct rulings supporting
+    each rule (else its supporting citations are counted)."""
     meanings = {k["id"]: k.get("meaning", "") for k in vocabulary()["info_kinds"]}
     groups = []
     for group in kind_groups():
@@ -266,11 +384,17 @@ def matrix(rules: dict[tuple[str, str], dict]) -> list[dict]:
             cells = []
             for event in vocabulary_events():
                 rule = rules.get((kind, event))
-                supports = sum(c["role"] == "supports" for c in rule["citations"]) if rule else 0
-                cells.append({"event": event, "verdict": rule["verdict"] if rule else "unknown",
-                              "supports": supports, "latest_date": rule["latest_date"] if rule else "",
-                              "href": f"rules/{rule_file(kind, event)}"})
-            rows.append({"kind": kind, "meaning": meanings.get(kind, ""), "cells": cells})
+                if supports is not None:
+                    n = supports.get((kind, event), 0)
+                else:
+                    n = sum(c["role"] == "supports" for c in rule["citations"]) if rule else 0
+                verdict = rule["verdict"] if rule else "unknown"
+                cells.append({"event": event, "verdict": verdict,
+                              "supports": n, "latest_date": rule["latest_date"] if rule else "",
+                              "href": f"rules/{rule_file(kind, event)}",
+                              "sentence": rule_sentence(kind, event, verdict)})
+            rows.append({"kind": kind, "meaning": meanings.get(kind, ""), "words": words()["kinds"][kind],
+                         "cells": cells})
         groups.append({"group": group["id"], "title": group["title"], "rows": rows})
     return groups
 
@@ -279,65 +403,170 @@ def rule_file(kind: str, event: str) -> str:
     return f"{slug(kind)}--{slug(event)}.html"
 
 
-def month_chart(rulings: dict[str, Ruling], width: int = 960, row_height: int = 34) -> dict:
-    """The rulings-over-time chart: one row per source (most dated first),
-    one bar per month with rulings dated in it (by their latest date),
-    superseded ones drawn as the bar's marked top part. Returns the SVG's
-    geometry: ``{"width", "height", "rows": [{"source_id", "total",
-    "superseded", "y", "bars": [{"x", "y", "h", "sy", "sh", "title"}]}],
-    "ticks": [{"x", "label"}]}`` (units: SVG user units)."""
-    counts: dict[str, Counter] = defaultdict(Counter)
-    struck: dict[str, Counter] = defaultdict(Counter)
-    for ruling in rulings.values():
-        if not ruling.dates:
-            continue
-        month = ruling.latest[:7]
-        counts[ruling.source_id][month] += 1
-        if ruling.status == "superseded":
-            struck[ruling.source_id][month] += 1
-    if not counts:
-        return {"width": width, "height": 40, "rows": [], "ticks": []}
-    months = sorted({m for c in counts.values() for m in c})
-    first = date.fromisoformat(months[0] + "-01")
-    last = date.fromisoformat(months[-1] + "-01")
-    span = (last.year - first.year) * 12 + last.month - first.month + 1
-    label_w, plot_w = 250, width - 260
-    step = plot_w / span
+STRIP_W, STRIP_H = 1000, 40  # SVG user units of a chart strip, drawn at the page's width (no text in it)
+
+
+def _month_scale(first: str, last: str) -> tuple[int, callable]:
+    """(months spanned, x of a ``YYYY-MM`` month in strip units) for months ``first``..``last``."""
+    y0, m0 = int(first[:4]), int(first[5:7])
+    span = (int(last[:4]) - y0) * 12 + int(last[5:7]) - m0 + 1
 
     def x_of(month: str) -> float:
-        y, m = int(month[:4]), int(month[5:7])
-        return label_w + ((y - first.year) * 12 + m - first.month) * step
+        return ((int(month[:4]) - y0) * 12 + int(month[5:7]) - m0) * STRIP_W / span
 
+    return span, x_of
+
+
+def year_marks(first: str, last: str) -> list[dict]:
+    """The year marks under a strip spanning months ``first``..``last``:
+    ``[{"label", "left" (percent of the width), "major" (every fifth year,
+    and the first and last: the ones a phone shows)}]``."""
+    span, x_of = _month_scale(first, last)
+    y0, y1 = int(first[:4]), int(last[:4])
+    years = list(range(y0 + (first[5:7] > "01"), y1 + 1))
+    marks = [{"label": str(y), "left": round(x_of(f"{y}-01") * 100 / STRIP_W, 2), "major": False,
+              "x": round(x_of(f"{y}-01"), 2)} for y in years]
+    shown: list[dict] = []  # every fifth year, the first and the last, none closer than 15 % to another
+    for mark in marks:
+        y = int(mark["label"])
+        if y == years[-1] and shown and mark["left"] - shown[-1]["left"] < 15:
+            shown.pop()["major"] = False  # the last year's label wins over a close fifth one
+        if (y % 5 == 0 or y in (years[0], years[-1])) and (not shown or mark["left"] - shown[-1]["left"] >= 15):
+            mark["major"] = True
+            shown.append(mark)
+    return marks
+
+
+def month_chart(rulings: list[Entry]) -> dict:
+    """The rulings-over-time chart: one strip per source (most dated first),
+    one bar per month with rulings dated in it (each ruling once, at its
+    latest date, in the source of the place shown in full), superseded
+    ones drawn as the bar's marked top part. Returns ``{"rows":
+    [{"source_id", "total", "superseded", "bars": [{"x", "w", "h", "sy",
+    "sh", "title"}]}], "years"}`` (:func:`year_marks`; units: a strip's
+    ``STRIP_W`` x ``STRIP_H`` SVG user units)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    struck: dict[str, Counter] = defaultdict(Counter)
+    for entry in rulings:
+        if not entry.latest:
+            continue
+        month, source = entry.latest[:7], entry.ruling.source_id
+        counts[source][month] += 1
+        if entry.ruling.status == "superseded":
+            struck[source][month] += 1
+    if not counts:
+        return {"rows": [], "years": []}
+    months = sorted({m for c in counts.values() for m in c})
+    span, x_of = _month_scale(months[0], months[-1])
+    step = STRIP_W / span
     rows = []
-    order = sorted(counts, key=lambda s: (-sum(counts[s].values()), s))
-    top = 24
-    for i, source in enumerate(order):
+    for source in sorted(counts, key=lambda s: (-sum(counts[s].values()), s)):
         peak = max(counts[source].values())
-        base = top + (i + 1) * row_height - 4
         bars = []
         for month, n in sorted(counts[source].items()):
-            h = max(1.0, (row_height - 10) * n / peak)
+            h = max(2.0, (STRIP_H - 2) * n / peak)
             s = struck[source][month]
-            sh = h * s / n if s else 0.0
-            bars.append({"x": round(x_of(month), 2), "y": round(base - h, 2), "h": round(h, 2),
-                         "w": round(max(step - 0.5, 0.8), 2), "sy": round(base - h, 2), "sh": round(sh, 2),
-                         "title": f"{source} {month}: {n} rulings" + (f", {s} superseded" if s else "")})
+            bars.append({"x": round(x_of(month), 2), "w": round(max(step * 0.9, 1.5), 2), "y": round(STRIP_H - h, 2),
+                         "h": round(h, 2), "sh": round(h * s / n, 2) if s else 0.0,
+                         "title": f"{source} {month}: {n} ruling{'s' if n != 1 else ''}"
+                                  + (f", {s} superseded" if s else "")})
         rows.append({"source_id": source, "total": sum(counts[source].values()),
-                     "superseded": sum(struck[source].values()), "y": base, "bars": bars})
-    ticks = [{"x": round(x_of(f"{y}-01"), 2), "label": str(y)}
-             for y in range(first.year + (first.month > 1), last.year + 1)]
-    return {"width": width, "height": top + (len(order) + 1) * row_height, "rows": rows, "ticks": ticks,
-            "axis_y": top + len(order) * row_height + 4}
+                     "superseded": sum(struck[source].values()), "bars": bars})
+    return {"rows": rows, "years": year_marks(months[0], months[-1])}
 
 
-def search_index(rulings: dict[str, Ruling], cards: dict[int, dict[str, str]]) -> dict:
-    """The client-side search index: ``{"cards": [[passcode, [names]]],
-    "rulings": [[record_id, href, text]]}`` (text cut to SEARCH_TEXT_CHARS)."""
+def rule_strip(rule: dict, cited: list[dict], first: str, last: str) -> dict:
+    """A rule's history as a strip: each cited ruling (an entry of
+    :func:`_cited_entries`) with a date as a mark at its latest date,
+    coloured by the verdict it states, a disputing one marked above, the
+    rule's change (``changed_on``) as a line. ``first``/``last``: the
+    ``YYYY-MM`` months the site's strips span (one scale for every rule).
+    Rulings of one month share its column, stacked. Returns ``{"marks":
+    [{"x", "w", "y", "h", "month", "verdict", "record_id", "disputed",
+    "title"}], "change_x", "years", "dated", "undated",
+    "says": {verdict: n}, "first", "last"}``."""
+    span, x_of = _month_scale(first, last)
+    w = max(STRIP_W / span, 6.0)
+    disputed = set(rule.get("disputed_by") or [])
+    marks, says, undated, days = [], Counter(), 0, []
+    for c in cited:
+        says[c["verdict"]] += 1
+        if not c["date"]:
+            undated += 1
+            continue
+        days.append(c["date"])
+        is_disputed = bool(disputed & set(c["record_ids"]))
+        marks.append({"x": round(min(x_of(c["date"][:7]), STRIP_W - w), 2), "w": round(w, 2),
+                      "top": 2.0 if is_disputed else 12.0, "month": c["date"][:7],
+                      "verdict": c["verdict"], "record_id": c["record_id"], "disputed": is_disputed,
+                      "title": f"{c['date']}: says {VERDICT_LABELS.get(c['verdict'], ('', c['verdict']))[1]}"
+                               + (" (disputes the verdict)" if is_disputed else "")
+                               + (f" ({c['role']})" if c["role"] != "supports" else "")})
+    in_month: dict[str, list[dict]] = defaultdict(list)  # rulings of one month share its column, stacked
+    for mark in marks:
+        in_month[mark["month"]].append(mark)
+    for its in in_month.values():
+        its.sort(key=lambda m: (not m["disputed"], m["verdict"], m["record_id"]))  # a disputing one on top
+        share = (STRIP_H - 12.0) / len(its)
+        for i, mark in enumerate(its):
+            mark["y"] = round(12.0 + i * share, 2)
+            mark["h"] = round(share, 2)
+            if mark.pop("top") < 12.0 and i == 0:  # a disputing ruling reaches above the others
+                mark["y"], mark["h"] = 2.0, round(share + 10.0, 2)
+    change_x = round(x_of(rule["changed_on"][:7]), 2) if rule.get("changed_on") else None
+    return {"marks": marks, "change_x": change_x, "years": year_marks(first, last), "dated": len(marks),
+            "undated": undated, "says": dict(says), "first": min(days) if days else "", "last": max(days) if days else ""}
+
+
+def search_index(rulings: list[Entry], cards: dict[int, dict[str, str]], rules: dict) -> dict:
+    """The client-side search index: ``{"fold": [traditional, simplified],
+    "cards": [[passcode, [names]]], "rulings": [[record_id, href, text,
+    places]], "rules": [[href, verdict, sentence_en, sentence_zh, words]]}``.
+    ``fold``: two strings of equal length, OpenCC's Traditional to
+    Simplified characters (:func:`pipeline.chinese.character_map`), which
+    the page applies to the query and the texts alike, so either script
+    finds both. Each ruling once (its text cut to SEARCH_TEXT_CHARS),
+    linking to the place shown in full."""
+    fold = character_map("t2s")
+    w = words()
+    rule_rows = []
+    for (kind, event), rule in sorted(rules.items()):
+        said = rule_sentence(kind, event, rule["verdict"])
+        extra = [kind, event, kind.replace("_", " "), event.replace("_", " "), w["kinds"][kind]["meaning"],
+                 w["kinds"][kind]["zh"], w["events"][event]["en"], w["events"][event]["zh"],
+                 w["verdicts"][rule["verdict"]]["en"], w["verdicts"][rule["verdict"]]["zh"],
+                 *(f"{c['en']} {c['zh']}" for c in rule["cases"])]
+        rule_rows.append([f"rules/{rule_file(kind, event)}", rule["verdict"], said["en"], said["zh"], " ".join(extra)])
     return {
+        "fold": ["".join(fold), "".join(fold.values())],
         "cards": [[passcode, sorted(set(names.values()))] for passcode, names in sorted(cards.items())],
-        "rulings": [[r.record_id, f"sources/{slug(r.source_id)}.html#{r.record_id}", r.text[:SEARCH_TEXT_CHARS]]
-                    for r in rulings.values()],
+        "rulings": [[e.record_id, f"sources/{slug(e.ruling.source_id)}.html#{e.record_id}",
+                     e.ruling.text[:SEARCH_TEXT_CHARS], len(e.places)] for e in rulings],
+        "rules": rule_rows,
     }
+
+
+def _cited_entries(rule: dict, rulings: dict[str, Ruling], every: dict[str, list[Ruling]]) -> list[dict]:
+    """A rule's citations, one per ruling: ``[{"record_id" (the place
+    shown), "record_ids" (every cited place), "says": [{"verdict",
+    "cases"}], "verdict", "role", "date", "entry"}]`` in citation order
+    (newest first); ``entry`` is None for a record no longer current."""
+    grouped: dict[str, list[dict]] = {}
+    for c in rule["citations"]:
+        ruling = rulings.get(c["record_id"])
+        grouped.setdefault(ruling.key if ruling else c["record_id"], []).append(c)
+    out = []
+    for key, cs in grouped.items():
+        places = [rulings[c["record_id"]] for c in cs if c["record_id"] in rulings]
+        entry = entries(places, every)[0] if places else None
+        says = list({(c["verdict"], tuple(c["cases"])): {"verdict": c["verdict"], "cases": c["cases"]}
+                     for c in cs}.values())
+        roles = [c["role"] for c in cs]
+        role = "supports" if "supports" in roles else roles[0]
+        out.append({"record_id": entry.record_id if entry else cs[0]["record_id"],
+                    "record_ids": [c["record_id"] for c in cs], "says": says, "verdict": cs[0]["verdict"],
+                    "role": role, "date": max(c["date"] for c in cs), "entry": entry})
+    return out
 
 
 # --------------------------------------------------------------------------- writing
@@ -346,8 +575,9 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       auto_reload=False)  # one run: no mtime check per render
-    env.globals.update(verdict_labels=VERDICT_LABELS, segments=text_segments, slug=slug,
-                       rule_file=rule_file)
+    env.globals.update(verdict_badge=verdict_badge, segments=text_segments, slug=slug,
+                       rule_file=rule_file, rule_sentence=rule_sentence, words=words(),
+                       strip_w=STRIP_W, strip_h=STRIP_H)
     env.filters["external_url"] = external_url
     return env
 
@@ -365,7 +595,8 @@ class _Writer:
     def page(self, rel: str, template: str, **context) -> None:
         root = "../" * rel.count("/")
         html = self.env.get_template(template).render(
-            root=root, sources=self.sources, ruling_html=lambda ruling: self.fragment(ruling, root), **context)
+            root=root, sources=self.sources, ruling_html=lambda ruling: self.fragment(ruling, root),
+            entry_html=lambda entry: self.entry_fragment(entry, root), **context)
         self.write(rel, html)
 
     def fragment(self, ruling: Ruling, root: str) -> Markup:
@@ -377,6 +608,18 @@ class _Writer:
             html = self._fragments[key] = Markup(self.env.get_template("_ruling.html.j2").render(
                 root=root, sources=self.sources, ruling=ruling))
         return html
+
+    def entry_fragment(self, entry: Entry, root: str) -> Markup:
+        """A ruling shown once: its place in full, then its other places
+        (page, section and dates, each linking to the ruling there)."""
+        html = self.fragment(entry.ruling, root)
+        if len(entry.places) < 2:
+            return html
+        key = ("places:" + entry.record_id, root)
+        if key not in self._fragments:
+            self._fragments[key] = Markup(self.env.get_template("_places.html.j2").render(
+                root=root, places=entry.places[1:]))
+        return html + self._fragments[key]
 
     def write(self, rel: str, text: str) -> None:
         """Write ``rel`` (a name :data:`SITE_FILE` allows) under the staging folder, as a new file."""
@@ -396,7 +639,7 @@ MARKER = ".rulings-report"  # the site's manifest (JSON): the files the report w
 WRITTEN_BY = "rulings report"
 LEGACY_MARKER = "written by `rulings report`"  # how the text marker of versions before 2026-12-02 starts
 # Every name a report writes, relative to DIR: an id becomes a slug, a passcode or run id a number.
-SITE_FILE = re.compile(r"(?:index|cards|archetypes|timeline|history|search|simulators)\.html"
+SITE_FILE = re.compile(r"(?:index|cards|archetypes|timeline|history|search|simulators|procedural|sources)\.html"
                        r"|(?:rules|sources)/[A-Za-z0-9_~-]+\.html|(?:cards|runs)/-?[0-9]+\.html"
                        r"|assets/(?:search-index\.js|style\.css|search\.js)")
 STAGING = "rulings-report-"  # staging folders beside DIR: .<DIR's name>.rulings-report-<random>
@@ -644,6 +887,7 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
                    for r in _rows(con, "SELECT source_id, url, language, licence FROM sources ORDER BY source_id")}
         built = dict(_rows(con, "SELECT key, value FROM build_info"))
         compared = simulators.comparison(con)
+        stated = {r[0]: list(r[1] or []) for r in _rows(con, "SELECT rule_id, record_ids FROM procedural_rules")}
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         staging, lock = _make_staging(out_dir)
@@ -652,7 +896,7 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
                          f"{out_dir.parent} and swapped in): {exc.strerror or exc}", place="DIR") from None
     try:
         w = _Writer(staging, sources)
-        _write_site(w, rulings, rules, history, archetypes, sources, built)
+        _write_site(w, rulings, rules, history, archetypes, sources, built, stated)
         _write_simulators(w, compared, built)
         (staging / MARKER).write_text(_manifest_text(w.written, True), encoding="utf-8")
         if ours is not None:
@@ -669,10 +913,15 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
 
 
 def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: list[dict], archetypes: list[dict],
-                sources: dict, built: dict) -> None:
+                sources: dict, built: dict, stated: dict[str, list[str]]) -> None:
     """Every page and asset of the site, through ``w``; sets
-    ``w.card_pages`` and ``w.source_pages``."""
+    ``w.card_pages`` and ``w.source_pages``. ``stated``: the record ids
+    stating each procedural rule (table ``procedural_rules``)."""
     names = card_names()
+    every: dict[str, list[Ruling]] = defaultdict(list)  # each ruling's places
+    for ruling in rulings.values():
+        every[ruling.key].append(ruling)
+    all_entries = entries(list(rulings.values()), every)
     by_card: dict[int, list[Ruling]] = defaultdict(list)
     for ruling in rulings.values():
         for passcode in dict.fromkeys(p for _, p in ruling.cards):
@@ -680,18 +929,35 @@ def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: li
     cards = {p: names.get(p, {}) for p in by_card}
     common = {"built": built}
 
-    w.page("index.html", "index.html.j2", groups=matrix(rules), events=vocabulary_events(),
-           verdicts=[v["id"] for v in vocabulary()["verdicts"]], counts=_counts(rulings, rules, cards), **common)
+    cited = {pair: _cited_entries(rule, rulings, every) for pair, rule in rules.items()}
+    supports = {pair: sum(c["role"] == "supports" for c in cs) for pair, cs in cited.items()}
+    supported_by: dict[str, list[tuple[str, str]]] = defaultdict(list)  # record id -> rules it supports
+    for pair, rule in sorted(rules.items()):
+        for c in rule["citations"]:
+            if c["role"] == "supports" and pair not in supported_by[c["record_id"]]:
+                supported_by[c["record_id"]].append(pair)
+    all_dates = [c["date"][:7] for cs in cited.values() for c in cs if c["date"]]
+    first, last = (min(all_dates), max(all_dates)) if all_dates else ("2000-01", "2000-01")
+
+    w.page("index.html", "index.html.j2", groups=matrix(rules, supports), events=vocabulary_events(),
+           verdicts=[v["id"] for v in vocabulary()["verdicts"]],
+           counts=_counts(all_entries, rules, cards), **common)
     for (kind, event), rule in sorted(rules.items()):
-        cited = [dict(c, ruling=rulings.get(c["record_id"])) for c in rule["citations"]]
+        its = cited[(kind, event)]
         w.page(f"rules/{rule_file(kind, event)}", "rule.html.j2", kind=kind, event=event, rule=rule,
-               citations=cited, timeline=sorted(cited, key=lambda c: (c["date"] or "9999", c["record_id"])),
-               **common)
+               citations=its, strip=rule_strip(rule, its, first, last),
+               sentence=rule_sentence(kind, event, rule["verdict"]),
+               case_sentences=[rule_sentence(kind, event, c["verdict"], c) for c in rule["cases"]], **common)
+    card_counts = {}
     for passcode, its in by_card.items():
-        its = sorted(its, key=lambda r: (r.latest, r.record_id), reverse=True)
+        shown = sorted(entries(its, every), key=lambda e: (e.latest, e.record_id), reverse=True)
+        card_counts[passcode] = len(shown)
+        its_rules = list(dict.fromkeys(pair for r in its for pair in supported_by.get(r.record_id, [])))
+        its_rules = [{"kind": k, "event": e, "verdict": rules[(k, e)]["verdict"],
+                      "sentence": rule_sentence(k, e, rules[(k, e)]["verdict"])} for k, e in sorted(its_rules)]
         w.page(f"cards/{passcode}.html", "card.html.j2", passcode=passcode, names=cards[passcode],
-               rulings=its, **common)
-    card_list = sorted(({"passcode": p, "name": _display_name(cards[p], p), "count": len(by_card[p])}
+               rulings=shown, rules=its_rules, **common)
+    card_list = sorted(({"passcode": p, "name": _display_name(cards[p], p), "count": card_counts[p]}
                         for p in by_card), key=lambda c: (-c["count"], c["name"]))
     w.page("cards.html", "cards.html.j2", cards=card_list, **common)
     w.page("archetypes.html", "archetypes.html.j2", archetypes=archetypes, rulings=rulings, **common)
@@ -701,13 +967,19 @@ def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: li
     for source_id, its in by_source.items():
         w.page(f"sources/{slug(source_id)}.html", "source.html.j2", source=sources.get(source_id, {
             "source_id": source_id, "url": "", "language": "", "licence": ""}), rulings=its, **common)
-    w.page("timeline.html", "timeline.html.j2", chart=month_chart(rulings), **common)
+    w.page("sources.html", "sources.html.j2", source_list=[
+        dict(s, rulings=len(by_source.get(sid, [])), shown=sid in by_source) for sid, s in sorted(sources.items())],
+        **common)
+    procedural = [dict(rule, entries=entries([rulings[r] for r in stated.get(rule_id, []) if r in rulings], every))
+                  for rule_id, rule in procedural_rules().items()]
+    w.page("procedural.html", "procedural.html.j2", rules=procedural, **common)
+    w.page("timeline.html", "timeline.html.j2", chart=month_chart(all_entries), **common)
     w.page("history.html", "history.html.j2", runs=history, **common)
     for run in history:
         w.page(f"runs/{run['run_id']}.html", "run.html.j2", run=run, rulings=rulings, **common)
     w.page("search.html", "search.html.j2", **common)
     w.write("assets/search-index.js", "window.RULINGS_SEARCH = "
-            + json.dumps(search_index(rulings, cards), ensure_ascii=False, separators=(",", ":")) + ";\n")
+            + json.dumps(search_index(all_entries, cards, rules), ensure_ascii=False, separators=(",", ":")) + ";\n")
     for asset in ("style.css", "search.js"):
         w.write(f"assets/{asset}", (TEMPLATES / asset).read_text(encoding="utf-8"))
     w.card_pages, w.source_pages = len(by_card), len(by_source)
@@ -731,7 +1003,7 @@ def _display_name(names: dict[str, str], passcode: int) -> str:
     return names.get("zh-CN") or names.get("zh-community") or names.get("en") or str(passcode)
 
 
-def _counts(rulings: dict[str, Ruling], rules: dict, cards: dict) -> dict:
-    return {"rulings": len(rulings), "dated": sum(bool(r.dates) for r in rulings.values()),
+def _counts(rulings: list[Entry], rules: dict, cards: dict) -> dict:
+    return {"rulings": len(rulings), "dated": sum(bool(e.latest) for e in rulings),
             "rules": len(rules), "known": sum(r["verdict"] != "unknown" for r in rules.values()),
             "cards": len(cards)}

@@ -129,6 +129,9 @@ def vocabulary() -> dict:
                 check.fail(f"{section}[{i}].id", "is missing or not a string")
             if entry["id"] in seen:
                 check.fail(f"{section}[{i}].id", f"{entry['id']!r} is a duplicate")
+            said = entry.get("words", {})  # the report's words for it (pipeline/report.py rule_sentence)
+            if not isinstance(said, dict) or not all(isinstance(v, str) and v for v in said.values()):
+                check.fail(f"{section}[{i}].words", "must be an object of non-empty strings")
             seen.append(entry["id"])
         ids[section] = seen
     for verdict in RULE_ONLY_VERDICTS:
