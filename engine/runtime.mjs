@@ -323,6 +323,10 @@ class Monster {
 // The summon methods that are Normal Summons (the monster can be Normal Summoned);
 // the others are Special Summons. A Flip Summon is its own event (flip_summon).
 const NORMAL_SUMMONS = new Set(["normal", "tribute", "gemini"]);
+// Whether a monster Summoned by a method can be Normal Summoned, where the method tells: a Normal
+// Summon's can; a Fusion, Synchro, Xyz, Link or Ritual Monster cannot (null: the scenario must say).
+const CAN_NORMAL_SUMMON = new Map([...["normal", "tribute", "gemini"].map((m) => [m, true]),
+  ...["fusion", "synchro", "xyz", "link", "ritual"].map((m) => [m, false])]);
 
 const SUMMON_OPTION_GAINS = { from: "summon_from", by_effect: "summon_by_effect", own_procedure: "summon_own_procedure" };
 
@@ -337,7 +341,8 @@ function replay(scenario) {
       m.faceDown = Boolean(ev.face_down);
       const normal = NORMAL_SUMMONS.has(ev.method);
       m.summoned.set(turn, normal ? "normal" : "special");
-      m.canNormalSummon = has(ev, "can_normal_summon") ? ev.can_normal_summon : (normal ? true : null);
+      m.canNormalSummon = has(ev, "can_normal_summon") ? ev.can_normal_summon
+        : (CAN_NORMAL_SUMMON.has(ev.method) ? CAN_NORMAL_SUMMON.get(ev.method) : null);
       m.gainAll([...SUMMON_KINDS[ev.method], ...GAINS.summon], turn);
       for (const field of ["from", "by_effect", "own_procedure"]) {
         if (ev[field]) m.gainAll(GAINS[SUMMON_OPTION_GAINS[field]], turn);

@@ -371,6 +371,10 @@ class _Monster:
 # The summon methods that are Normal Summons (the monster can be Normal Summoned);
 # the others are Special Summons. A Flip Summon is its own event (flip_summon).
 _NORMAL_SUMMONS = ("normal", "tribute", "gemini")
+# Whether a monster Summoned by a method can be Normal Summoned, where the method tells: a Normal
+# Summon's can; a Fusion, Synchro, Xyz, Link or Ritual Monster cannot (None: the scenario must say).
+_CAN_NORMAL_SUMMON = {**dict.fromkeys(_NORMAL_SUMMONS, True),
+                      **dict.fromkeys(("fusion", "synchro", "xyz", "link", "ritual"), False)}
 
 # A summon's optional fields and the GAINS entry each one applies.
 _SUMMON_OPTION_GAINS = {"from": "summon_from", "by_effect": "summon_by_effect", "own_procedure": "summon_own_procedure"}
@@ -388,7 +392,7 @@ def _replay(scenario):
             m.face_down = bool(ev.get("face_down", False))
             normal = ev["method"] in _NORMAL_SUMMONS
             m.summoned[turn] = "normal" if normal else "special"
-            m.can_normal_summon = ev.get("can_normal_summon", True if normal else None)
+            m.can_normal_summon = ev.get("can_normal_summon", _CAN_NORMAL_SUMMON.get(ev["method"]))
             m.gain_all(SUMMON_KINDS[ev["method"]] + GAINS["summon"], turn)
             for field in ("from", "by_effect", "own_procedure"):
                 if ev.get(field):

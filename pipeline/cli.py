@@ -315,7 +315,9 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
         line += f"; disputed by {len(report['disputed_by'])} newer ruling(s) that did not change it"
     _echo(line)
     for case in report["cases"]:
-        _echo(f"  case: {case['en']} ({case['zh']}): {case['verdict']}; records {', '.join(case['record_ids'])}")
+        disputed = f"; disputed by {', '.join(case['disputed_by'])}" if case["disputed_by"] else ""
+        _echo(f"  case: {case['en']} ({case['zh']}): {case['verdict']}; records {', '.join(case['record_ids'])}"
+              f"{disputed}")
     if report["verdict"] == "unknown":
         _echo("  the corpus has no ruling for this pair")
     for c in report["citations"]:
@@ -798,7 +800,8 @@ def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
         what = {"verdict": f"{row['old_verdict']} -> {row['new_verdict']}",
                 "disputed": f"{row['new_verdict']}, disputed by newer rulings",
                 "settled": f"{row['new_verdict']}, no longer disputed"}[row["change"]]
-        _echo(f"  {row['change']:<8} {row['info_kind']} on {row['event']}: {what}")
+        case = f" in case {row['case_id']}" if row["case_id"] else ""
+        _echo(f"  {row['change']:<8} {row['info_kind']} on {row['event']}{case}: {what}")
         for ruling in row["rulings"]:
             _echo(f"      {ruling['record_id']} {', '.join(ruling['dates']) or 'undated'} ({ruling['source_id']})")
             _echo(f"          {excerpt(ruling['text'], 160)}")

@@ -38,11 +38,13 @@ import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .corpus import Source
 from .errors import CompileError
 from .records import Record, Statement, compile_view
-from .schema import events, info_kinds, procedural_rules, retention_terms, rule_policy, rulesets, statement_verdicts
+from .schema import (channel_labels, events, info_kinds, procedural_rules, retention_terms, rule_policy, rulesets,
+                     statement_verdicts)
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ class Case:
     """One case of a conditional rule: where the monster's ``fact`` has one
     of ``values`` (``schema/rule_policy.json``), the rule's verdict is
     ``verdict``, stated by ``record_ids``; ``condition`` is the rulings' own
-    words for it."""
+    words for it; ``disputed_by``: newer rulings of the case that disagree
+    without changing it."""
 
     case_id: str
     fact: str
@@ -70,6 +73,7 @@ class Case:
     verdict: str
     record_ids: tuple[str, ...]
     condition: str
+    disputed_by: tuple[str, ...] = ()
 
 
 @dataclass
@@ -89,6 +93,7 @@ class Rule:
     conflicts: list[dict] = field(default_factory=list)
     disputed_by: list[str] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)
+    changed_by: list[str] = field(default_factory=list)  # the rulings that made the change of changed_on
 
     @property
     def record_ids(self) -> list[str]:
@@ -121,9 +126,23 @@ def ruling_key(record: Record) -> str:
 
 def text_key(norm_text: str) -> str:
     """:func:`ruling_key` of a record's normalized text (``records.norm_text``):
-    32 hex digits, equal for two texts that differ only in date stamps and
-    spacing (the report shows such rulings as one)."""
-    return hashlib.blake2b(_DATE_STAMPS.sub("", norm_text).encode("utf-8"), digest_size=16).hexdigest()
+    32 hex digits, equal for two texts that differ only in date stamps
+    (bare or in brackets), an opening channel label (``邮件：``,
+    ``schema/channels.tsv``), punctuation and spacing: one ruling however a
+    page formats it (the report shows such rulings as one, and compile counts
+    them as one)."""
+    text = _channel_label().sub("", _DATE_STAMPS.sub("", norm_text).strip(), count=1)
+    return hashlib.blake2b(_NOT_WORD.sub("", text).encode("utf-8"), digest_size=16).hexdigest()
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+@lru_cache(maxsize=1)
+def _channel_label() -> re.Pattern:
+    """A channel label opening a ruling (``邮件：``), any label of ``schema/channels.tsv``."""
+    labels = sorted(channel_labels(), key=len, reverse=True)
+    return re.compile(r"^(?:" + "|".join(map(re.escape, labels)) + r")\s*[:：]", re.IGNORECASE)
 
 
 def for_compile(records: list[Record]) -> list[Record]:
@@ -279,55 +298,92 @@ class _Evidence:
 @dataclass
 class _Replay:
     """What replaying a pair's rulings by date decided: the verdict, the date
-    it last changed (None: never, or on a re-publication day), and the newer
-    rulings that disagree with it but did not change it (``held``)."""
+    it last changed (None: never, or on a re-publication day) and the
+    rulings that changed it (``changed_by``), and the rulings that disagree
+    with it but did not change it (``held``: the rule is disputed)."""
 
     verdict: str
     changed_on: str | None = None
+    changed_by: list[_Evidence] = field(default_factory=list)
     held: list[_Evidence] = field(default_factory=list)
 
 
-def _replay(evidence: list[_Evidence]) -> _Replay:
-    """Replay ``evidence`` by date (``schema/rule_policy.json``). The earliest
-    rulings establish a verdict (on equal dates: a live page over a frozen
-    extract, then the better supported verdict, then a fixed order); a newer
-    ruling of another verdict changes it when its reading is one of
-    ``override_alone`` (a principle) or when ``agreeing_rulings`` distinct
-    rulings have given that verdict since the established one was last
-    stated; otherwise it is held: the rule is disputed. A ruling of the
-    established verdict states it again and clears what was held. Rulings
-    of one day are ranked as the first day's are; only the day's first
-    verdict speaks (the others are conflicts).
+def _strength(evidence: list[_Evidence]) -> tuple[bool, bool, int]:
+    """How strongly one day's rulings of one verdict say it: from a live page
+    (not a frozen extract), as a principle, how many rulings."""
+    alone = set(rule_policy()["override_alone"])
+    return (any(e.live for e in evidence), any(e.reading in alone for e in evidence),
+            len({e.ruling for e in evidence}))
 
-    Undated rulings take part only where no ruling is dated: a topic page
-    writes its principles undated and keeps them current, so they are
-    neither the oldest rulings nor the newest (they are cited, as support
-    or as conflicts)."""
-    policy, order = rule_policy(), statement_verdicts()
-    alone, needed = set(policy["override_alone"]), policy["agreeing_rulings"]
-    by_date: dict[str, list[_Evidence]] = defaultdict(list)
-    dated = any(e.date for e in evidence)
+
+def _by_verdict(evidence: list[_Evidence]) -> dict[str, list[_Evidence]]:
+    out: dict[str, list[_Evidence]] = defaultdict(list)
     for e in evidence:
-        if e.date or not dated:
-            by_date[e.date].append(e)
+        out[e.statement.verdict].append(e)
+    return out
+
+
+def _ranked(group: dict[str, list[_Evidence]]) -> list[str]:
+    """One day's verdicts, the strongest first (:func:`_strength`; then a fixed order)."""
+    order = statement_verdicts()
+    return sorted(group, key=lambda v: (*_strength(group[v]), -order.index(v)), reverse=True)
+
+
+def _ties(group: dict[str, list[_Evidence]], ranked: list[str]) -> dict[str, list[_Evidence]]:
+    """The day's other verdicts as strongly stated as its first: a tie the
+    fixed order breaks, held for review rather than settled silently."""
+    return {v: list(group[v]) for v in ranked[1:] if _strength(group[v]) == _strength(group[ranked[0]])}
+
+
+def _replay(evidence: list[_Evidence]) -> _Replay:
+    """Replay ``evidence`` by date (``schema/rule_policy.json``).
+
+    The earliest rulings establish a verdict (on one day the strongest:
+    :func:`_strength`; a tie is held for review). A newer ruling of another
+    verdict changes it when its reading is one of ``override_alone`` (a
+    principle) or when ``agreeing_rulings`` distinct rulings have given that
+    verdict since the established one was last stated; otherwise it is
+    held: the rule is disputed. A ruling of the established verdict states
+    it again and clears what was held. A ruling dated on a re-publication
+    day (its real date unknown) never changes a verdict: it is held.
+
+    Undated rulings: a topic page writes its principles undated and keeps
+    them current. Where no dated principle speaks of the pair, its undated
+    principles are the standing rule that dated rulings must overcome as
+    above; elsewhere undated rulings decide only where none is dated (they
+    are cited, as support or as conflicts)."""
+    policy = rule_policy()
+    alone, needed = set(policy["override_alone"]), policy["agreeing_rulings"]
+    dated = [e for e in evidence if e.date]
+    undated = [e for e in evidence if not e.date]
     state: _Replay | None = None
     held: dict[str, list[_Evidence]] = defaultdict(list)
+    standing = [e for e in undated if e.reading in alone]
+    if dated and standing and not any(e.reading in alone for e in dated):
+        group = _by_verdict(standing)
+        ranked = _ranked(group)
+        state = _Replay(ranked[0])
+        held.update(_ties(group, ranked))
+    by_date: dict[str, list[_Evidence]] = defaultdict(list)
+    for e in dated or undated:
+        by_date[e.date].append(e)
     for date in sorted(by_date):
-        group: dict[str, list[_Evidence]] = defaultdict(list)
-        for e in by_date[date]:
-            group[e.statement.verdict].append(e)
-        ranked = sorted(group, key=lambda v: (any(e.live for e in group[v]), len(group[v]), -order.index(v)),
-                        reverse=True)
+        group = _by_verdict(by_date[date])
+        ranked = _ranked(group)
         if state is None:
             state = _Replay(ranked[0])
+            held.update(_ties(group, ranked))
+            continue
         top = ranked[0]
         if top == state.verdict:  # stated again: what disagreed before is answered
             held.clear()
+            held.update(_ties(group, ranked))
             continue  # a disagreement of the same day that ranks lower is a conflict, not a change
         held[top] += group[top]
+        if date in republication_dates():
+            continue  # re-published: when it was ruled is unknown, so it is no newer ruling
         if any(e.reading in alone for e in held[top]) or len({e.ruling for e in held[top]}) >= needed:
-            state.verdict = top
-            state.changed_on = date if date and date not in republication_dates() else None
+            state.verdict, state.changed_on, state.changed_by = top, date or None, held[top]
             held.clear()
     state.held = [e for v in sorted(held) for e in held[v]]
     return state
@@ -343,10 +399,13 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     """Set the rule's verdict, condition, cases, conflicts, changed_on and
     disputed_by; return the (record, statement) pairs that support the verdict."""
     # An exception ("但是…": basis exception) never decides a rule the other rulings make, nor
-    # does a ruling of another ruleset than the OCG's where the OCG has ruled on the pair: both
-    # are listed, as support or as conflicts, beside the rulings that decide.
+    # does a ruling of another ruleset than the OCG's where the OCG has ruled on the pair, nor a
+    # ruling left only on a frozen extract where its live page rules on the pair (the live page
+    # dropped or reworded it): they are listed, as support or as conflicts, beside those that decide.
     has_ocg = any(r.source_id not in other for r, s in items if s.basis != "exception")
-    decides = [s.basis != "exception" and (not has_ocg or r.source_id not in other) for r, s in items]
+    has_live = any(r.source_id not in frozen for r, s in items if s.basis != "exception")
+    decides = [s.basis != "exception" and (not has_ocg or r.source_id not in other)
+               and (not has_live or r.source_id not in frozen) for r, s in items]
     if not any(decides):  # exceptions alone: they decide, as the only rulings there are
         decides = [True] * len(items)
     deciding = [pair for pair, d in zip(items, decides) if d]
@@ -357,14 +416,16 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
     for r, s in deciding:
         by_verdict[s.verdict].append((r, s, _effective_date(r, s, examples)))
-    conditions = sorted({s.condition for _, s in deciding if s.condition})
-    if conditions and len(by_verdict) > 1:
-        rule.verdict, rule.condition = "conditional", "; ".join(conditions)
-        rule.cases = _cases(deciding, examples)
+    cases, in_cases = _cases(deciding, examples, frozen)
+    if len({c.verdict for c in cases}) > 1:
+        rule.verdict, rule.cases = "conditional", cases
+        rule.condition = "; ".join(sorted({s.condition for _, s in deciding if s.condition and id(s) in in_cases}))
+        rule.disputed_by = sorted({rid for c in cases for rid in c.disputed_by})
         return [(r, s) for v in sorted(by_verdict) for r, s, _ in by_verdict[v]] + [
             (r, s) for v in sorted(aside) for r, s, _ in aside[v]]
     replay = _replay(_evidence(deciding, examples, frozen))
     rule.verdict, rule.changed_on = replay.verdict, replay.changed_on
+    rule.changed_by = sorted({e.record.id for e in replay.changed_by})
     rule.disputed_by = sorted({e.record.id for e in replay.held})
     others = sorted((v for v in by_verdict if v != rule.verdict),
                     key=lambda v: max(d for _, _, d in by_verdict[v]), reverse=True)
@@ -381,44 +442,83 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
 
 def case_of(condition: str) -> dict | None:
     """The case of ``schema/rule_policy.json`` a statement's condition text
-    belongs to (quoted effect text 『…』 aside), or None when no case's
-    words occur in it."""
+    belongs to, or None: the first case one of whose ``words`` occurs in it
+    (quoted effect text 『…』 aside) and is not negated (a ``negators``
+    word just before it, ``negated_after`` just after: ``不是可以通常召唤的
+    怪兽``, ``可以通常召唤的怪兽以外`` name no case)."""
+    policy = rule_policy()
     text = _QUOTED_EFFECT.sub("", condition)
-    return next((c for c in rule_policy()["cases"] if any(w in text for w in c["words"])), None)
+    for case in policy["cases"]:
+        for word in case["words"]:
+            for m in re.finditer(re.escape(word), text):
+                before, after = text[max(0, m.start() - NEGATOR_REACH):m.start()], text[m.end():]
+                if not any(n in before for n in policy["negators"]) and not after.startswith(
+                        tuple(policy["negated_after"])):
+                    return case
+    return None
 
 
+NEGATOR_REACH = 3  # characters before a case's word where a negator negates it (不是 / 如果不是)
 _QUOTED_EFFECT = re.compile(r"『[^』]*』")
 
 
-def _cases(deciding: list[tuple[Record, Statement]], examples: dict) -> list[Case]:
-    """A conditional rule's cases: the statements grouped by the case their
-    condition belongs to (:func:`case_of`), each case with its verdict (the
-    replay of its own rulings) and its records; conditions that match no
-    case stay in the rule's text condition only."""
+def _cases(deciding: list[tuple[Record, Statement]], examples: dict,
+           frozen: frozenset[str]) -> tuple[list[Case], set[int]]:
+    """A rule's cases: the statements grouped by the case their condition
+    belongs to (:func:`case_of`), each case with its verdict (the replay of
+    its own rulings), its records and the rulings that dispute it. A case
+    counts only when its rulings weigh (:func:`_weighs`); the statements of
+    a case that does not are the rule's general rulings (one example with a
+    condition never makes a rule conditional). Returns the cases in the
+    policy's order and the ids of the statements they hold."""
     grouped: dict[str, list[tuple[Record, Statement]]] = defaultdict(list)
     known = {c["id"]: c for c in rule_policy()["cases"]}
     for r, s in deciding:
         case = case_of(s.condition) if s.condition else None
         if case is not None:
             grouped[case["id"]].append((r, s))
-    out = []
-    for case_id in (c for c in known if c in grouped):
+    split = _split_rulings(grouped)
+    out, held = [], set()
+    for case_id in (c for c in known if c in grouped and _weighs(grouped[c], split)):
         pairs = grouped[case_id]
-        replay = _replay(_evidence(pairs, examples, frozenset()))
+        replay = _replay(_evidence(pairs, examples, frozen))
         case = known[case_id]
         out.append(Case(case_id, case["fact"], tuple(case["values"]), replay.verdict,
                         tuple(sorted({r.id for r, s in pairs if s.verdict == replay.verdict})),
-                        "; ".join(sorted({s.condition for _, s in pairs}))))
-    return out
+                        "; ".join(sorted({s.condition for _, s in pairs})),
+                        tuple(sorted({e.record.id for e in replay.held}))))
+        held.update(id(s) for _, s in pairs)
+    return out, held
+
+
+def _split_rulings(grouped: dict[str, list[tuple[Record, Statement]]]) -> set[str]:
+    """Records that state two cases of the rule with different verdicts in
+    one ruling (``在召唤的回合…仍然不能攻击；在反转召唤的回合…可以攻击``): the
+    ruling itself draws the line between the cases."""
+    verdicts: dict[str, set[str]] = defaultdict(set)
+    for pairs in grouped.values():
+        for r, s in pairs:
+            verdicts[r.id].add(s.verdict)
+    return {rid for rid, v in verdicts.items() if len(v) > 1}
+
+
+def _weighs(pairs: list[tuple[Record, Statement]], split: set[str]) -> bool:
+    """Whether a case's rulings establish it: a principle among them, a
+    ruling that draws the line between cases itself, or as many distinct
+    rulings as change a verdict (``schema/rule_policy.json``)."""
+    policy = rule_policy()
+    return (any(s.reading in policy["override_alone"] or r.id in split for r, s in pairs)
+            or len({ruling_key(r) for r, _ in pairs}) >= policy["agreeing_rulings"])
 
 
 @dataclass(frozen=True)
 class RuleChange:
     """A rule a maintainer should read before publishing the engine:
     ``change`` is ``verdict`` (its verdict changed: ``record_ids`` are the
-    rulings behind the new one, those of the day it changed where known),
-    ``disputed`` (newer rulings disagree with it: ``record_ids`` are
-    those) or ``settled`` (it is no longer disputed)."""
+    rulings that changed it, or those behind the new verdict), ``disputed``
+    (newer rulings disagree with it: ``record_ids`` are those) or
+    ``settled`` (it is no longer disputed). ``case_id``: the case of a
+    conditional rule the change is in, ``""`` for the rule itself."""
 
     info_kind: str
     event: str
@@ -426,6 +526,7 @@ class RuleChange:
     old_verdict: str | None
     new_verdict: str
     record_ids: tuple[str, ...]
+    case_id: str = ""
 
     def describe(self) -> str:
         """One line for people: ``summon_materials/face_down: lost -> kept (r1, r2)``."""
@@ -433,38 +534,54 @@ class RuleChange:
                 "disputed": f"{self.new_verdict}, disputed by newer rulings",
                 "settled": f"{self.new_verdict}, no longer disputed"}[self.change]
         ids = f" ({', '.join(self.record_ids[:MAX_CHANGE_IDS])}{', …' if len(self.record_ids) > MAX_CHANGE_IDS else ''})"
-        return f"{self.info_kind}/{self.event}: {what}{ids if self.record_ids else ''}"
+        case = f" in case {self.case_id}" if self.case_id else ""
+        return f"{self.info_kind}/{self.event}{case}: {what}{ids if self.record_ids else ''}"
 
 
 MAX_CHANGE_IDS = 5  # record ids a change's line names; the table holds them all
 
+# What review compares of a rule: its verdict, its disputing records, and its cases' (case id -> (verdict, disputing)).
+Reviewed = tuple[str, tuple[str, ...], dict[str, tuple[str, tuple[str, ...]]]]
 
-def review(before: dict[tuple[str, str], tuple[str, tuple[str, ...]]], rules: list[Rule]) -> list[RuleChange]:
-    """The rules whose verdict changed, or that became disputed or settled,
-    against ``before`` (``(info kind, event) -> (verdict, disputed_by)`` of
+
+def review(before: dict[tuple[str, str], Reviewed], rules: list[Rule]) -> list[RuleChange]:
+    """The rules, and the cases of conditional rules, whose verdict changed
+    or that became disputed or settled, against ``before`` (``(info kind,
+    event) -> (verdict, disputed_by, {case id: (verdict, disputed_by)})`` of
     the rules a database held; empty for a first build: nothing to review)."""
     changes = []
     for rule in rules:
         old = before.get((rule.info_kind, rule.event))
         if old is None:
             continue
-        old_verdict, old_disputed = old[0], set(old[1])
-        if old_verdict != rule.verdict:
-            changes.append(RuleChange(rule.info_kind, rule.event, "verdict", old_verdict, rule.verdict,
-                                      _changed_by(rule)))
-        elif set(rule.disputed_by) - old_disputed:
-            changes.append(RuleChange(rule.info_kind, rule.event, "disputed", old_verdict, rule.verdict,
-                                      tuple(rule.disputed_by)))
-        elif old_disputed and not rule.disputed_by:
-            changes.append(RuleChange(rule.info_kind, rule.event, "settled", old_verdict, rule.verdict, ()))
+        # a conditional rule's disputes are its cases': they are reviewed case by case
+        disputes = ((), ()) if rule.cases else (old[1], tuple(rule.disputed_by))
+        changes += _reviewed(rule, "", old[0], disputes[0], rule.verdict, disputes[1], _changed_by(rule))
+        old_cases = old[2] if len(old) > 2 else {}
+        for case in rule.cases:
+            if case.case_id in old_cases:
+                verdict, disputed = old_cases[case.case_id]
+                changes += _reviewed(rule, case.case_id, verdict, disputed, case.verdict, case.disputed_by,
+                                     case.record_ids)
     return changes
 
 
+def _reviewed(rule: Rule, case_id: str, old_verdict: str, old_disputed: tuple[str, ...], verdict: str,
+              disputed: tuple[str, ...], changed_by: tuple[str, ...]) -> list[RuleChange]:
+    """The change of one rule (or one case of it), if any, as a one-item list."""
+    if old_verdict != verdict:
+        return [RuleChange(rule.info_kind, rule.event, "verdict", old_verdict, verdict, changed_by, case_id)]
+    if set(disputed) - set(old_disputed):
+        return [RuleChange(rule.info_kind, rule.event, "disputed", old_verdict, verdict, tuple(disputed), case_id)]
+    if old_disputed and not disputed:
+        return [RuleChange(rule.info_kind, rule.event, "settled", old_verdict, verdict, (), case_id)]
+    return []
+
+
 def _changed_by(rule: Rule) -> tuple[str, ...]:
-    """The rulings behind a rule's new verdict: those of the day it changed,
-    else all that support it."""
-    on_day = [c.record_id for c in rule.citations if c.role == "supports" and rule.changed_on in c.dates]
-    return tuple(on_day or rule.record_ids)
+    """The rulings behind a rule's new verdict: those that changed it (since
+    the verdict before was last stated), else all that support it."""
+    return tuple(rule.changed_by or rule.record_ids)
 
 
 def compile_procedural(records: list[Record]) -> list[ProceduralRule]:

@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
     from spacy.tokens import Doc
 
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
+EXEMPLAR = re.compile(r"「[^「」]{1,80}」等")  # 「神影依·米德拉什」等效果: cards named as examples of a kind
 OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
 # Quotes that name game terms but never cards (『』 quotes effect text and information: 『攻击过』).
 TERM_QUOTES = re.compile(r"『([^『』]{1,60})』|\"([^\"\n]{1,60})\"")
@@ -881,10 +882,12 @@ class _SentenceReader:
     def _reading(self, s: Statement) -> str:
         """How ``s`` was read (:class:`~pipeline.records.Statement`): from an
         outcome word, or from a verdict word in a ruling on a named card
-        (``case``) or on no card (``principle``)."""
+        (``case``) or on no card (``principle``; cards named as examples of a
+        kind, ``「X」等``, name no card ruled on)."""
         if any(s.key[:3] == o.key[:3] for o in self.from_outcome):
             return "outcome"
-        return "case" if CARD_QUOTE.search(self.text) else "principle"
+        # 「X」等 ("X and the like") names an example of a kind of card, not the card ruled on
+        return "case" if CARD_QUOTE.search(EXEMPLAR.sub("", self.text)) else "principle"
 
     def _exceptions(self, statements: list[Statement]) -> set[tuple[str, str]]:
         """The (kind, event) pairs a sentence opening with 但是 states against

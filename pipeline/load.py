@@ -31,7 +31,7 @@ from filelock import FileLock, Timeout
 
 from .cards import CardLink, card_index, card_name_key, card_names
 from .chinese import name_key, to_simplified
-from .compile import ProceduralRule, Rule, RuleChange
+from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
 from .database import (SCHEMA_VERSION, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
                        open_database, unreadable)
@@ -188,14 +188,15 @@ def rule_rows(rules: list[Rule], procedural: list[ProceduralRule], changes: list
                    "record_ids": rule.record_ids, "dates": rule.dates, "conflicts": rule.conflicts,
                    "disputed_by": rule.disputed_by,
                    "cases": [{"case_id": c.case_id, "fact": c.fact, "values": [_fact_text(v) for v in c.values],
-                              "verdict": c.verdict, "record_ids": list(c.record_ids), "condition": c.condition}
+                              "verdict": c.verdict, "record_ids": list(c.record_ids), "condition": c.condition,
+                              "disputed_by": list(c.disputed_by)}
                              for c in rule.cases]}
                   for rule in rules],
         "rule_citations": citations(),
         "procedural_rules": [{"rule_id": p.rule_id, "summary": p.summary, "record_ids": list(p.record_ids)}
                              for p in procedural],
-        "rule_changes": [{"run_id": run_id, "info_kind": c.info_kind, "event": c.event, "change": c.change,
-                          "old_verdict": c.old_verdict, "new_verdict": c.new_verdict,
+        "rule_changes": [{"run_id": run_id, "info_kind": c.info_kind, "event": c.event, "case_id": c.case_id,
+                          "change": c.change, "old_verdict": c.old_verdict, "new_verdict": c.new_verdict,
                           "record_ids": list(c.record_ids)} for c in changes],
         "simulator_verdicts": simulator_rows(rules),
     }
@@ -908,20 +909,22 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
             for sid, n, s, d, m in rows}
 
 
-def previous_rules(db_path: Path) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+def previous_rules(db_path: Path) -> dict[tuple[str, str], Reviewed]:
     """The rules an earlier database holds, as ``(info kind, event) ->
-    (verdict, disputed_by)``: what :func:`pipeline.compile.review` compares
-    a build's or refresh's rules with. Errors of
-    :func:`pipeline.database.open_database`; UnusableDatabase when a block
-    cannot be read."""
+    (verdict, disputed_by, {case id: (verdict, disputed_by)})``: what
+    :func:`pipeline.compile.review` compares a build's or refresh's rules
+    with. Errors of :func:`pipeline.database.open_database`;
+    UnusableDatabase when a block cannot be read."""
     con = open_database(db_path)
     try:
-        rows = con.execute("SELECT info_kind, event, verdict, disputed_by FROM rules").fetchall()
+        rows = con.execute("SELECT info_kind, event, verdict, disputed_by, cases FROM rules").fetchall()
     except duckdb.Error as exc:
         raise unreadable(exc, db_path) from None
     finally:
         con.close()
-    return {(kind, event): (verdict, tuple(disputed or ())) for kind, event, verdict, disputed in rows}
+    return {(kind, event): (verdict, tuple(disputed or ()),
+                            {c["case_id"]: (c["verdict"], tuple(c["disputed_by"] or ())) for c in cases or ()})
+            for kind, event, verdict, disputed, cases in rows}
 
 
 def previous_section_statements(db_path: Path) -> dict[str, dict[str, int]]:

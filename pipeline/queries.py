@@ -130,6 +130,7 @@ def case_list(value) -> list[dict]:
         values = [json.loads(v) if v in ("true", "false") else v for v in c["values"] or []]
         out.append({"case": c["case_id"], "fact": c["fact"], "values": values, "verdict": c["verdict"],
                     "record_ids": list(c["record_ids"] or []), "condition": c["condition"],
+                    "disputed_by": list(c["disputed_by"] or []),
                     "en": case.get("en", c["case_id"]), "zh": case.get("zh", "")})
     return out
 
@@ -394,7 +395,7 @@ def list_rule_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) 
     the runs after run ``since`` (default: the latest run's; a build is run
     1 and reviews against the database it replaced), oldest run first:
     (since, rows of ``run_id``, ``started_at``, ``info_kind``, ``event``,
-    ``change`` (verdict | disputed | settled), ``old_verdict``,
+    ``case_id`` (``""``: the rule itself), ``change`` (verdict | disputed | settled), ``old_verdict``,
     ``new_verdict``, ``record_ids``, ``rulings``: ``[{"record_id",
     "source_id", "dates", "text"}]``). UsageError for a run that does not exist."""
     last = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
@@ -405,9 +406,10 @@ def list_rule_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) 
     if not _has_table(con, "rule_changes"):
         return since, []
     rows = _dicts(con, """
-        SELECT c.run_id, u.started_at, c.info_kind, c.event, c.change, c.old_verdict, c.new_verdict, c.record_ids
+        SELECT c.run_id, u.started_at, c.info_kind, c.event, c.case_id, c.change, c.old_verdict, c.new_verdict,
+               c.record_ids
         FROM rule_changes c LEFT JOIN runs u USING (run_id) WHERE c.run_id > ?
-        ORDER BY c.run_id, c.info_kind, c.event""", [since])
+        ORDER BY c.run_id, c.info_kind, c.event, c.case_id""", [since])
     for row in rows:
         row["record_ids"] = list(row["record_ids"] or [])
         row["rulings"] = _dicts(con, """

@@ -437,7 +437,8 @@ def rule_policy() -> dict:
     rulings (``readings``: reading -> meaning; ``override_alone``: the
     readings whose one newer ruling changes a verdict; ``agreeing_rulings``:
     how many distinct newer rulings change it otherwise, an int >= 1) and the
-    cases of conditional rules (``facts``: fact -> ``{"values", "meaning"}``;
+    cases of conditional rules (``negators`` / ``negated_after``: words that
+    negate a case's word; ``facts``: fact -> ``{"values", "meaning"}``;
     ``cases``: ``[{"id", "fact", "values", "words", "en", "zh"}]`` in match
     order). SchemaError naming the key when the file is malformed."""
     data = _json("rule_policy.json")
@@ -448,6 +449,8 @@ def rule_policy() -> dict:
     agreeing = check.get(data, "agreeing_rulings", int)
     if isinstance(agreeing, bool) or agreeing < 1:
         check.fail("agreeing_rulings", "must be a whole number of at least 1")
+    check.words(data, "negators")
+    check.words(data, "negated_after")
     facts = check.get(data, "facts", dict)
     for name, fact in facts.items():
         if not isinstance(fact, dict) or not isinstance(fact.get("values"), list) or not fact["values"]:

@@ -140,7 +140,7 @@ CREATE TABLE IF NOT EXISTS rules (
     disputed_by  VARCHAR[],
     -- a conditional rule's verdict per case (schema/rule_policy.json cases: a fact of the monster and its values)
     cases        STRUCT(case_id VARCHAR, fact VARCHAR, "values" VARCHAR[], verdict VARCHAR, record_ids VARCHAR[],
-                        condition VARCHAR)[],
+                        condition VARCHAR, disputed_by VARCHAR[])[],
     PRIMARY KEY (info_kind, event)
 );
 
@@ -171,6 +171,7 @@ CREATE TABLE IF NOT EXISTS rule_changes (
     run_id       INTEGER,
     info_kind    VARCHAR,
     event        VARCHAR,
+    case_id      VARCHAR,               -- '' for the rule, else the case of a conditional rule the change is in
     change       VARCHAR,               -- verdict | disputed | settled (no longer disputed)
     old_verdict  VARCHAR,               -- NULL when the database held no rules before
     new_verdict  VARCHAR,
