@@ -9,7 +9,6 @@ one ``Error: ...`` line on stderr; exit codes: 0 ok, 1 error, 2 bad input
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import math
 import os
@@ -22,23 +21,17 @@ from pathlib import Path
 import click
 import duckdb
 
-from . import queries, stopping
-from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
-from .database import check_header, is_damage, unreadable
+# Only what every command needs is imported here: a command imports the rest
+# of the pipeline (scraping, parsing, the report's templates) inside itself,
+# so that `rulings ask`, `card`, `show` and `sql` start about as fast as a
+# Python process that imports DuckDB (the bench's cli_start figures).
+from . import queries
+from .database import is_damage, unreadable
 from .errors import RulingsError, UsageError
-from .fetch import FetchConfig
-from .load import database_lock, register_sql_functions
-from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
-from .records import excerpt
-from .refresh import engine_rules_hash, refresh as run_refresh
-from .report import write_report
+from .corpus import DEFAULT_MAX_PAGE_BYTES
 from .export import FORMATS as EXPORT_FORMATS
-from .export import export
-from .schema import scenario_format, scenario_schema
+from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .terminal import json_safe, terminal_safe
-from .userfiles import read_user_file, require_regular_file
-from .schema import vocabulary as schema_vocabulary
-from .run import build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
                          show_default=True, help="DuckDB database written by `rulings build`.")
@@ -150,6 +143,8 @@ def _exit_on_sigterm() -> None:
     like Ctrl-C does: temporary files removed, workers stopped, the previous
     database and engine left as they were; exit code 143. Set before the
     command makes any file (:mod:`pipeline.stopping`)."""
+    from . import stopping
+
     stopping.install()
 
 
@@ -201,6 +196,9 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     Progress goes to stderr: a bar on a terminal, one line per page
     otherwise (cron logs), nothing with --json.
     """
+    from .corpus import load_manifest, prepare_corpus
+    from .run import build as run_build
+
     _exit_on_sigterm()
     corpus_dir = prepare_corpus(corpus_dir)
     total = len(load_manifest(corpus_dir))
@@ -323,8 +321,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     QUERY holds several statements, all run and the last one's result is shown.
     """
     queries.require_file(db_path)
-    # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
-    with database_lock(check_header(db_path), can_wait=False) if write else nullcontext():
+    if write:  # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
+        from .database import check_header
+        from .load import database_lock
+
+        lock = database_lock(check_header(db_path), can_wait=False)
+    else:
+        lock = nullcontext()
+    with lock:
         columns, rows = _run_sql(query, db_path, write, max_rows)
     if rows is None:
         _echo("ok")
@@ -346,7 +350,8 @@ def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[lis
     ``max_rows + 1`` rows (None for a statement without a result). Exits 2
     for SQL that DuckDB refuses."""
     con = queries.connect(db_path, read_only=not write, sandboxed=not write)
-    register_sql_functions(con)
+    if "name_key" in query.lower():  # DuckDB's Python functions cost ~0.2 s to set up (NumPy)
+        queries.register_sql_functions(con)
     try:
         if not write:
             con.execute("SET lock_configuration = true")
@@ -500,6 +505,11 @@ def load_engine(path: Path):
     """Import the generated engine module from ``path``; UsageError when
     there is none or the file is not one (its header carries no rules hash:
     it is never run; a FIFO or device is never opened)."""
+    import importlib.util
+
+    from .generate import engine_rules_hash
+    from .userfiles import require_regular_file
+
     require_regular_file(path, "--engine-out")
     if not Path(path).is_file():
         raise UsageError(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
@@ -530,6 +540,8 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     Scenarios that share an id are all refused, naming their positions.
     FILE must be a regular file (a FIFO or a device is refused, exit 2).
     """
+    from .userfiles import read_user_file
+
     try:
         data = json.loads(read_user_file(file, "FILE").decode("utf-8-sig"))
     except RecursionError:
@@ -646,6 +658,10 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
     Example (cron, daily at 04:17):
       17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
     """
+    from .corpus import prepare_corpus
+    from .fetch import FetchConfig
+    from .refresh import refresh as run_refresh
+
     _exit_on_sigterm()
     config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
                          max_retry_after=max_retry_after, max_crawl_delay=max_crawl_delay,
@@ -735,6 +751,8 @@ def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> Non
 
 
 def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
+    from .records import excerpt
+
     with closing(queries.connect(db_path)) as con:
         since, rows = queries.list_rule_changes(con, since)
     if as_json:
@@ -772,6 +790,9 @@ def vocabulary(as_json: bool) -> None:
     From schema/vocabulary.json and schema/scenario.schema.json (the scenario
     format as a JSON Schema); identifiers never change (kinds are only added).
     """
+    from .schema import scenario_format, scenario_schema
+    from .schema import vocabulary as schema_vocabulary
+
     data = schema_vocabulary()
     fmt, spec = scenario_format(), scenario_schema()["$defs"]["event"]["oneOf"]
     group_of = {k: g["id"] for g in data["kind_groups"] for k in g["kinds"]}
@@ -869,6 +890,8 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     previous site whole; the files the previous report wrote are replaced,
     DIR's other files are kept.
     """
+    from .report import write_report
+
     _exit_on_sigterm()
     summary = write_report(db_path, out_dir)
     if as_json:
@@ -904,6 +927,8 @@ def export_cmd(out_dir: str, fmt: str, db_path: Path, as_json: bool) -> None:
     Example: rulings export out/ && duckdb -c "SELECT * FROM 'out/rules.parquet'"
              python -c "import pandas; print(pandas.read_parquet('out/rules.parquet'))"
     """
+    from .export import export
+
     summary = export(db_path, out_dir, fmt)
     if as_json:
         _echo_json(summary.as_dict())
