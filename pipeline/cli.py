@@ -2,8 +2,9 @@
 
 Every command that reads the database takes ``--db`` (default: the file
 ``rulings build`` writes) and most take ``--json`` for machines. Errors are
-one ``Error: ...`` line on stderr; exit codes: 0 ok, 1 error, 2 bad input
-(usage, malformed scenario).
+one ``Error: ...`` line on stderr, with ``--json`` one JSON object on one
+line of stderr (:func:`_json_error`; stdout holds only results); exit codes:
+0 ok, 1 error, 2 bad input (usage, malformed scenario), the same either way.
 """
 
 from __future__ import annotations
@@ -48,8 +49,29 @@ def _echo(line: str = "", err: bool = False) -> None:
     click.echo(terminal_safe(line), err=err)
 
 
-def _fail(message: str, code: int = 1) -> None:
-    _echo(f"Error: {message}", err=True)
+def _json_mode() -> bool:
+    """Whether the running command was given ``--json``."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.params.get("as_json"))
+
+
+def _json_error(message: str, code: int, kind: str, place: str | None = None, **more) -> None:
+    """The error of a ``--json`` command: one JSON object on one line of
+    stderr (stdout holds only results), ``{"error": message, "type": the
+    error's class (a class of pipeline.errors, or OSError, SQLError,
+    ScenarioError), "place": the option, argument or file at fault or null,
+    "exit_code": code}``; the exit code is the same as without --json."""
+    data = {"error": message, "type": kind, "place": place, "exit_code": code, **more}
+    click.echo(json_safe(json.dumps(data, ensure_ascii=False, default=str)), err=True)
+
+
+def _fail(message: str, code: int = 1, kind: str | None = None, place: str | None = None) -> None:
+    """Print the error (one ``Error: ...`` line, or with --json one JSON
+    object: :func:`_json_error`) on stderr and exit with ``code``."""
+    if _json_mode():
+        _json_error(message, code, kind or ("UsageError" if code == 2 else "RulingsError"), place)
+    else:
+        _echo(f"Error: {f'{place}: {message}' if place else message}", err=True)
     sys.exit(code)
 
 
@@ -60,7 +82,7 @@ def _check_utf8(options: dict) -> None:
     for name, value in options.items():
         for item in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(item, (str, Path)) and _SURROGATES.search(str(item)):
-                _fail(f"{_param_label(name)}: {os.fsencode(str(item))!r} is not valid UTF-8", 2)
+                _fail(f"{os.fsencode(str(item))!r} is not valid UTF-8", 2, "UsageError", _param_label(name))
 
 
 _SURROGATES = re.compile("[\udc80-\udcff]")
@@ -85,17 +107,21 @@ def _exit_codes(command):
         try:
             return command(*args, **kwargs)
         except UsageError as exc:
-            _fail(f"{exc.place}: {exc.message}" if exc.place else exc.message, 2)
+            _fail(exc.message, 2, type(exc).__name__, exc.place or None)
         except RulingsError as exc:
-            _fail(str(exc))
+            if _json_mode():  # the place the error names, and whether running again may help (a network fault)
+                _json_error(str(exc), 1, type(exc).__name__, exc.place, retryable=exc.retryable)
+                sys.exit(1)
+            _fail(str(exc), 1, type(exc).__name__)
         except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
         except duckdb.Error as exc:  # a damaged database: DuckDB finds a bad block when a query reads it
-            _fail(str(unreadable(exc, kwargs.get("db_path"))))
+            error = unreadable(exc, kwargs.get("db_path"))
+            _fail(str(error), 1, type(error).__name__)
         except OSError as exc:  # an output folder not writable, no space, a data file missing
             # the system's own words: the same error comes from reading a file as from writing one
-            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc))
+            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc), 1, "OSError")
     return wrapper
 
 
@@ -105,7 +131,25 @@ def _echo_json(data) -> None:
     click.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group: a command line click refuses (an unknown option, a
+    missing argument) is one JSON object on stderr too when it holds --json,
+    exit code 2 as click gives."""
+
+    def invoke(self, ctx: click.Context):
+        protected = vars(ctx).get("_protected_args", vars(ctx).get("protected_args", []))  # click 8.2+ / 8.1
+        given = [*protected, *ctx.args]  # emptied by the call below
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if "--json" not in given:
+                raise
+            place = exc.param.get_error_hint(exc.ctx or ctx).strip("'") if getattr(exc, "param", None) else None
+            _json_error(exc.format_message(), 2, "UsageError", place)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rulings")
 def main() -> None:
     """Yu-Gi-Oh! OCG rulings: build a DuckDB database of dated ruling records
@@ -116,10 +160,13 @@ def main() -> None:
     Typical use:
       rulings build                                  # bundled corpus -> database + engine
       rulings ask synchro_summoned face_down         # kept / lost / unknown, with rulings
+      rulings card "Book of Moon"                    # the rulings that mention a card, newest first
       rulings sql "SELECT * FROM rules"              # query the database
-      rulings scenario tests/gold/scenarios_public.json
-      rulings evaluate --gold tests/gold/retention_public.csv
+      rulings vocabulary                             # the kinds, events and scenario format
       rulings export out/ --format parquet           # every table, typed, for pandas / DuckDB / Spark
+
+    rulings scenario FILE answers your scenario files; rulings evaluate
+    compares the rules with a gold file (tests/gold/ of the source tree).
 
     \b
     Where things live: in a checkout, build/rulings.duckdb, engine/ocg_rules.py
@@ -367,7 +414,7 @@ def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[lis
     except duckdb.Error as exc:
         if is_damage(exc):
             raise unreadable(exc, db_path) from None
-        _fail(f"SQL: {exc}", 2)
+        _fail(str(exc), 2, "SQLError", "SQL")
     finally:
         con.close()
 
@@ -476,8 +523,11 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
         _echo(f"{correct}/{len(rows)} verdicts correct")
     needed = len(rows) if minimum is None else minimum
     if correct < needed:
-        _echo(f"fewer verdicts correct than required: {correct} < {needed}"
-              f"{'' if minimum is None else ' (--min)'}", err=True)
+        message = f"fewer verdicts correct than required: {correct} < {needed}"
+        if as_json:  # the report on stdout, the failure on stderr
+            _json_error(message, 1, "EvaluationError", "--min" if minimum is not None else None)
+        else:
+            _echo(f"{message}{'' if minimum is None else ' (--min)'}", err=True)
         sys.exit(1)
 
 
@@ -545,9 +595,9 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     try:
         data = json.loads(read_user_file(file, "FILE").decode("utf-8-sig"))
     except RecursionError:
-        _fail(f"{file}: not JSON this engine reads: nested too deeply", 2)
+        _fail("not JSON this engine reads: nested too deeply", 2, "UsageError", str(file))
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and a number over Python's digit limit
-        _fail(f"{file}: not JSON: {queries.json_problem(exc)}", 2)
+        _fail(f"not JSON: {queries.json_problem(exc)}", 2, "UsageError", str(file))
     engine = load_engine(engine_path)
     scenarios = data if isinstance(data, list) else [data]
     results = engine.answer_all(scenarios)
@@ -561,7 +611,10 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
             for b in res["because"]:
                 _echo(f"    {b['rule']}: {b.get('verdict') or b.get('summary', '')}{_records_brief(b)}")
     bad = [r for r in results if "error" in r]
-    for r in bad:
+    if bad and as_json:
+        _json_error(f"{len(bad)} malformed scenario(s): {bad[0]['error']}", 2, "ScenarioError", str(file),
+                    errors=[r["error"] for r in bad])
+    for r in bad if not as_json else ():
         _echo(f"Error: {r['error']}", err=True)
     if bad:
         sys.exit(2)

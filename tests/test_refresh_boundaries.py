@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+from types import SimpleNamespace
 import os
 import shutil
 import signal
@@ -501,8 +502,15 @@ def full_disk(*args, **kw):
 
 
 def build_cli(corpus: Path, db: Path, engine: Path):
-    return CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(db), "--engine-out", str(engine),
-                                     "--workers", "1", "--json"])  # --json: no progress lines
+    """``rulings build --json`` (no progress lines), its error (one JSON
+    object on stderr) given back as the ``Error: ...`` line it is without --json."""
+    out = CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(db), "--engine-out", str(engine),
+                                    "--workers", "1", "--json"])
+    if not out.stderr.startswith("{"):
+        return out
+    error = json.loads(out.stderr)
+    assert error["exit_code"] == out.exit_code and len(out.stderr.splitlines()) == 1
+    return SimpleNamespace(exit_code=out.exit_code, stdout=out.stdout, stderr=f"Error: {error['error']}\n")
 
 
 def test_a_full_disk_while_writing_the_engine_names_the_file(previous, monkeypatch):
