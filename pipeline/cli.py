@@ -27,7 +27,7 @@ import duckdb
 # so that `rulings ask`, `card`, `show` and `sql` start about as fast as a
 # Python process that imports DuckDB (the bench's cli_start figures).
 from . import queries
-from .database import is_damage, unreadable
+from .database import unreadable
 from .errors import RulingsError, UsageError
 from .corpus import DEFAULT_MAX_PAGE_BYTES
 from .export import FORMATS as EXPORT_FORMATS
@@ -393,30 +393,17 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
 
 def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[list[str], list[tuple] | None]:
     """Run ``query`` on the database (read-only and sandboxed unless
-    ``write``); returns the last statement's columns and its first
-    ``max_rows + 1`` rows (None for a statement without a result). Exits 2
-    for SQL that DuckDB refuses."""
+    ``write``: :func:`pipeline.queries.run_sql`); returns the last
+    statement's columns and its first ``max_rows + 1`` rows (None for a
+    statement without a result)."""
     con = queries.connect(db_path, read_only=not write, sandboxed=not write)
-    if "name_key" in query.lower():  # DuckDB's Python functions cost ~0.2 s to set up (NumPy)
-        queries.register_sql_functions(con)
     try:
-        if not write:
-            con.execute("SET lock_configuration = true")
-        statements = con.extract_statements(query)
-        if not statements:
-            raise UsageError("no SQL statement given", place="QUERY")
-        rel = con.sql(query)
-        if len(statements) > 1:
-            _echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
-        if rel is None:
-            return [], None
-        return rel.columns, rel.limit(max_rows + 1).fetchall()
-    except duckdb.Error as exc:
-        if is_damage(exc):
-            raise unreadable(exc, db_path) from None
-        _fail(str(exc), 2, "SQLError", "SQL")
+        columns, rows, statements = queries.run_sql(con, query, max_rows, lock=not write, db_path=db_path)
     finally:
         con.close()
+    if statements > 1:
+        _echo(f"note: {statements} statements ran; the result of the last one is shown", err=True)
+    return columns, rows
 
 
 def _json_value(value):

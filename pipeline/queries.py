@@ -17,8 +17,8 @@ from pathlib import Path
 
 import duckdb
 
-from .database import duckdb_path, open_database
-from .errors import UsageError
+from .database import duckdb_path, is_damage, open_database, unreadable
+from .errors import SQLError, UsageError
 from .schema import events, info_kinds, rule_policy, verdicts
 from .userfiles import read_user_file
 
@@ -564,3 +564,31 @@ def register_sql_functions(con: duckdb.DuckDBPyConnection) -> None:
         con.create_function("name_key", _sql_name_key)
     except duckdb.CatalogException:
         pass  # connections to one file in one process share the database and its functions
+
+
+def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int | None, lock: bool = True,
+            db_path: Path | str | None = None) -> tuple[list[str], list[tuple] | None, int]:
+    """Run ``query`` (one or several statements) on ``con``: (the last
+    statement's columns, its first ``max_rows + 1`` rows (all with None;
+    None for a statement without a result), the number of statements).
+    ``lock``: set DuckDB's ``lock_configuration`` first, so the SQL cannot
+    turn the connection's limits off (a read-only, sandboxed connection).
+    UsageError (place QUERY) when there is no statement, SQLError (place
+    SQL) for SQL DuckDB refuses; UnusableDatabase when DuckDB finds the
+    file damaged while reading (naming ``db_path``)."""
+    if "name_key" in query.lower():  # DuckDB's Python functions cost ~0.2 s to set up (NumPy)
+        register_sql_functions(con)
+    try:
+        if lock:
+            con.execute("SET lock_configuration = true")
+        statements = con.extract_statements(query)
+        if not statements:
+            raise UsageError("no SQL statement given", place="QUERY")
+        rel = con.sql(query)
+        if rel is None:
+            return [], None, len(statements)
+        return rel.columns, (rel.fetchall() if max_rows is None else rel.limit(max_rows + 1).fetchall()), len(statements)
+    except duckdb.Error as exc:
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
+        raise SQLError(str(exc), place="SQL") from None
