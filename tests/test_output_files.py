@@ -406,7 +406,7 @@ def test_a_duckdb_error_midway_leaves_no_partial_files(two_dbs, tmp_path, monkey
 
 # --------------------------------------------------------------------------- build --engine-out
 
-def _generated(engine_a: Path, dest: Path, keys=("py", "json", "mjs")) -> None:
+def _generated(engine_a: Path, dest: Path, keys=("py", "json", "mjs", "dts")) -> None:
     """Copies of a generated engine's files at ``dest`` (the .py path)."""
     for key in keys:
         shutil.copyfile(engine_paths(engine_a)[key], engine_paths(dest)[key])
