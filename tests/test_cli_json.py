@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from pipeline.cli import main
 
@@ -56,9 +57,9 @@ def test_a_json_error_is_one_json_object_on_stderr_with_the_text_errors_exit_cod
     args, code, kind = FAILING[command]
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     args = [a.format(tmp=tmp_path, db=built[1]) for a in args]
-    text = _run(args, tmp_path)
-    as_json = _run(args + ["--json"], tmp_path)
-    assert text.returncode == as_json.returncode == code, (text.stderr, as_json.stderr)
+    text = CliRunner().invoke(main, args)
+    as_json = CliRunner().invoke(main, args + ["--json"])
+    assert text.exit_code == as_json.exit_code == code, (text.stderr, as_json.stderr)
     assert as_json.stdout == ""  # stdout holds results only
     [line] = as_json.stderr.splitlines()
     error = json.loads(line)
@@ -98,7 +99,7 @@ def test_the_help_examples_run_where_no_checkout_is(built, tmp_path):
         assert out.returncode == 0, (line, out.stderr)
         assert out.stdout.strip(), line
     for name in main.commands:
-        assert not re.search(r"(?m)^\s*rulings .*tests/", _run([name, "--help"], ROOT).stdout), name
+        assert not re.search(r"(?m)^\s*rulings .*tests/", CliRunner().invoke(main, [name, "--help"]).stdout), name
 
 
 # The README's sections whose console examples a user types first, in order.
