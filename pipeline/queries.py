@@ -461,21 +461,32 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str
         if names:
             return int(text), names
         raise UsageError(f"no card with passcode {text}", place="NAME")
-    for sql in ("SELECT min(passcode) FROM card_names WHERE name = ?",
-                "SELECT min(passcode) FROM card_names WHERE lower(name) = lower(?)"):
-        found = con.execute(sql, [text]).fetchone()[0]
+    for where in ("name = ?", "lower(name) = lower(?)"):
+        found = _most_ruled(con, where, text)
         if found is not None:
             return found, _table_names(con, found)
     from .chinese import name_key  # OpenCC: only for a name not found as written
 
     keys = sorted({name_key(text), match_key(text)} - {""})
-    found = con.execute("SELECT min(passcode) FROM card_names WHERE list_contains(?, name_key)", [keys]).fetchone()[0]
+    found = _most_ruled(con, "list_contains(?, name_key)", keys)
     if found is not None:
         return found, _table_names(con, found)
     candidates = dict(con.execute(
         "SELECT n.name, min(n.passcode) FROM card_names n WHERE n.passcode IN "
         "(SELECT passcode FROM card_mentions WHERE passcode IS NOT NULL) GROUP BY n.name").fetchall())
     raise UsageError(f"no card named {text!r}{_did_you_mean(text, candidates)}", place="NAME")
+
+
+def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None:
+    """Of the passcodes whose ``card_names`` rows match ``where`` (one ``?``
+    for ``value``), the one the most card mentions link to, then the lowest:
+    a name two passcodes share (an alternate artwork: Dark Magician's
+    36996508 and 46986414) finds the one its rulings are linked to."""
+    row = con.execute(f"""
+        SELECT n.passcode FROM (SELECT DISTINCT passcode FROM card_names WHERE {where}) n
+        LEFT JOIN card_mentions m USING (passcode)
+        GROUP BY n.passcode ORDER BY count(m.passcode) DESC, n.passcode LIMIT 1""", [value]).fetchone()
+    return row[0] if row else None
 
 
 def _did_you_mean(text: str, candidates: dict[str, int]) -> str:

@@ -137,3 +137,16 @@ def test_the_readmes_bot_example_runs_as_written(built, tmp_path):
     assert "no card named 'ash blossom' (did you mean 'Ash Blossom & Joyous Spring'?)" in lines
     count = Rulings(built[1]).sql("SELECT count(*) AS n FROM records")[0]["n"]
     assert lines[-2:] == ["kept", f"[{{'n': {count}}}]"]
+
+
+@pytest.mark.parametrize("name", ["Dark Magician", "dark magician", "黑魔导", "Polymerization"])
+def test_a_name_two_passcodes_share_finds_the_one_its_rulings_are_linked_to(api, name):
+    """Dark Magician is 36996508 (an alternate artwork) and 46986414, whose rulings the mentions link
+    to; the lookup picks the passcode most mentions link to, never one with no ruling."""
+    english = {"dark magician": "Dark Magician", "黑魔导": "Dark Magician"}.get(name, name)
+    shared = api.sql("SELECT n.passcode, count(m.passcode) AS linked FROM card_names n "
+                     f"LEFT JOIN card_mentions m USING (passcode) WHERE n.name = '{english}' GROUP BY 1 ORDER BY 2 DESC")
+    assert len(shared) == 2 and shared[0]["linked"] > shared[1]["linked"]
+    card = api.card(name)
+    assert card.passcode == shared[0]["passcode"] and card.names["en"] == english
+    assert len(api.rulings(card)) >= shared[0]["linked"] // 2 > 0
