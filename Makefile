@@ -37,4 +37,4 @@ bench: setup
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf build engine/ocg_rules.py engine/ocg_rules.json engine/ocg_rules.mjs .pytest_cache
+	rm -rf build engine/ocg_rules.py engine/ocg_rules.json engine/ocg_rules.mjs engine/ocg_rules.d.mts .pytest_cache

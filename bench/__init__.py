@@ -24,6 +24,11 @@ says otherwise. Figures:
 5. ``engine_*``: ``retains()`` and a scenario answer in microseconds per
    call, the generated module's import time in a fresh interpreter, and the
    same retention question asked through DuckDB SQL for comparison.
+   ``cli_start_*``: process start to exit of ``rulings ask``, ``card``,
+   ``show`` and ``sql`` on the bundled database and of a Python process that
+   only imports duckdb (ms, the best of 15 runs taken in turns), and the
+   slowest command's time over the duckdb process's (``cli_start_ratio``);
+   ``python -m bench.cli`` prints these alone.
 
 Each build and refresh runs in a child process so its time and memory are
 its own. Timings are figures to read, never pass/fail tests.

@@ -147,3 +147,41 @@ def engine_figures(engine: Path, db: Path, min_seconds: float, import_repeats: i
         "sql_us": sql_us,
         "sql_agrees": float(agree),
     }
+
+
+CLI_COMMANDS = ("ask", "card", "show", "sql")
+
+
+def cli_start(db: Path, repeats: int) -> dict[str, float]:
+    """Milliseconds from process start to exit of ``rulings ask``, ``card``,
+    ``show`` and ``sql`` (one small question each, on the database ``db``)
+    and of a Python process that only imports duckdb (``duckdb``), each the
+    best of ``repeats`` runs taken in turns (a busy moment of the machine
+    falls on all of them alike); bytecode cached by a run before."""
+    console = Path(sys.executable).parent / "rulings"
+    rulings = [str(console)] if console.is_file() else [sys.executable, "-m", "pipeline.cli"]
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        record_id = con.execute("SELECT min(record_id) FROM records").fetchone()[0]
+        card = con.execute("SELECT passcode FROM card_mentions WHERE passcode IS NOT NULL "
+                           "GROUP BY passcode ORDER BY count(*) DESC, passcode LIMIT 1").fetchone()[0]
+        kind, event = con.execute("SELECT info_kind, event FROM rules ORDER BY info_kind, event LIMIT 1").fetchone()
+    finally:
+        con.close()
+    db_option = ["--db", str(db)]
+    commands = {
+        "duckdb": [sys.executable, "-c", "import duckdb"],
+        "ask": rulings + ["ask", kind, event] + db_option,
+        "card": rulings + ["card", str(card), "--limit", "5"] + db_option,
+        "show": rulings + ["show", record_id] + db_option,
+        "sql": rulings + ["sql", "SELECT verdict FROM rules WHERE info_kind = 'counters'"] + db_option,
+    }
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}  # as an installed copy runs: bytecode cached
+    best = {name: float("inf") for name in commands}
+    for round_ in range(repeats + 1):  # round 0 warms the page cache and writes the bytecode
+        for name, argv in commands.items():
+            started = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, env=env)
+            if round_:
+                best[name] = min(best[name], time.perf_counter() - started)
+    return {name: seconds * 1000 for name, seconds in best.items()}

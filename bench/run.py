@@ -82,6 +82,20 @@ def _size_figures(report: Report, pages: int, work: Path, workers: int | None, r
         shutil.rmtree(work / f"build-{pages}", ignore_errors=True)
 
 
+def _cli_figures(report: Report, db: Path, repeats: int) -> None:
+    """How long ``rulings ask``, ``card``, ``show`` and ``sql`` take from
+    process start to exit, against a Python process that only imports duckdb,
+    measured in one run (``measure.cli_start``); ``cli_start_ratio`` is the
+    slowest command's time over the duckdb process's (the goal: 1.5 or less)."""
+    times = measure.cli_start(db, repeats)
+    report.add("cli_start_duckdb_import", times["duckdb"], "ms", f"python -c 'import duckdb', best of {repeats}")
+    for name in measure.CLI_COMMANDS:
+        report.add(f"cli_start_{name}", times[name], "ms", f"rulings {name} on the bundled database, best of {repeats}")
+    slowest = max(measure.CLI_COMMANDS, key=times.get)
+    report.add("cli_start_ratio", times[slowest] / times["duckdb"], "x",
+               f"the slowest command ({slowest}) over the duckdb-only process")
+
+
 def _refresh_figure(report: Report, name: str, corpus: Path, work: Path, out: Path, built: dict) -> None:
     """A refresh with nothing changed of the build ``built`` wrote to ``out``."""
     refreshed = measure.refresh_fraction(corpus, work, out / "rulings.duckdb", out / "ocg_rules.py", built["wall_s"])
@@ -153,6 +167,7 @@ def _measure(report: Report, pages: int, workers: int | None, quick: bool, as_js
                    "fresh interpreter, compiling the bytecode")
         report.add("duckdb_retention_query", engine["sql_us"], "us/query",
                    "same answers as retains()" if engine["sql_agrees"] else "ANSWERS DIFFER from retains()")
+        _cli_figures(report, bundled / "rulings.duckdb", 3 if quick else 15)
         # 6: scaling, one size at a time (each removed after, unless --keep).
         for n in sizes:
             _size_figures(report, n, work, workers, remove=keep is None)

@@ -42,11 +42,15 @@ export const CITATIONS = DATA.citations;
 export const SOURCES = DATA.sources;
 export const PROCEDURAL = DATA.procedural;
 
-const SUMMON_KINDS = DATA.scenario.summon_kinds;
-const GAINS = DATA.scenario.gains;
-const CONTROL_KINDS = DATA.scenario.control_kinds;
-const RETENTION_EVENTS = DATA.scenario.retention_events;
+export const SUMMON_KINDS = DATA.scenario.summon_kinds;
+export const GAINS = DATA.scenario.gains;
+export const CONTROL_KINDS = DATA.scenario.control_kinds;
+export const RETENTION_EVENTS = DATA.scenario.retention_events;
+export const THIS_TURN_KINDS = Object.freeze([...DATA.scenario.this_turn_kinds]);
 const THIS_TURN = new Set(DATA.scenario.this_turn_kinds);
+/** The fields of a retention rule, in order (Python's Retention._fields); TypeScript: the Retention type. */
+export const Retention = Object.freeze({ fields: Object.freeze(["info_kind", "event", "verdict", "condition",
+  "latest_date", "changed_on", "dates", "record_ids", "conflicts", "record_dates", "disputed_by", "cases"]) });
 const KIND_SET = new Set(INFO_KINDS);
 const RETENTION = new Map(RULES.map((r) => [`${r.info_kind}\u0000${r.event}`, r]));
 const has = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);

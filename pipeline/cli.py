@@ -2,14 +2,14 @@
 
 Every command that reads the database takes ``--db`` (default: the file
 ``rulings build`` writes) and most take ``--json`` for machines. Errors are
-one ``Error: ...`` line on stderr; exit codes: 0 ok, 1 error, 2 bad input
-(usage, malformed scenario).
+one ``Error: ...`` line on stderr, with ``--json`` one JSON object on one
+line of stderr (:func:`_json_error`; stdout holds only results); exit codes:
+0 ok, 1 error, 2 bad input (usage, malformed scenario), the same either way.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import math
 import os
@@ -22,24 +22,18 @@ from pathlib import Path
 import click
 import duckdb
 
-from . import queries, simulators as sim_compare, stopping
-from .corpus import DEFAULT_MAX_PAGE_BYTES, load_manifest, prepare_corpus
-from .database import check_header, is_damage, unreadable
+# Only what every command needs is imported here: a command imports the rest
+# of the pipeline (scraping, parsing, the report's templates) inside itself,
+# so that `rulings ask`, `card`, `show` and `sql` start about as fast as a
+# Python process that imports DuckDB (the bench's cli_start figures).
+from . import queries, stopping
+from .database import unreadable
 from .errors import RulingsError, UsageError
-from .fetch import FetchConfig
+from .corpus import DEFAULT_MAX_PAGE_BYTES
 from .limits import DEFAULT_LIMITS, PageLimits
-from .load import database_lock, register_sql_functions
-from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
-from .records import excerpt
-from .refresh import engine_rules_hash, refresh as run_refresh
-from .report import write_report
 from .export import FORMATS as EXPORT_FORMATS
-from .export import export
-from .schema import scenario_format, scenario_schema
+from .paths import DEFAULT_CORPUS, DEFAULT_DB, DEFAULT_ENGINE
 from .terminal import json_safe, terminal_safe
-from .userfiles import read_user_file, require_regular_file
-from .schema import vocabulary as schema_vocabulary
-from .run import build as run_build
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
                          show_default=True, help="DuckDB database written by `rulings build`.")
@@ -94,8 +88,29 @@ def _page_limits(command):
     return wrapper
 
 
-def _fail(message: str, code: int = 1) -> None:
-    _echo(f"Error: {message}", err=True)
+def _json_mode() -> bool:
+    """Whether the running command was given ``--json``."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.params.get("as_json"))
+
+
+def _json_error(message: str, code: int, kind: str, place: str | None = None, **more) -> None:
+    """The error of a ``--json`` command: one JSON object on one line of
+    stderr (stdout holds only results), ``{"error": message, "type": the
+    error's class (a class of pipeline.errors, or OSError, SQLError,
+    ScenarioError), "place": the option, argument or file at fault or null,
+    "exit_code": code}``; the exit code is the same as without --json."""
+    data = {"error": message, "type": kind, "place": place, "exit_code": code, **more}
+    click.echo(json_safe(json.dumps(data, ensure_ascii=False, default=str)), err=True)
+
+
+def _fail(message: str, code: int = 1, kind: str | None = None, place: str | None = None) -> None:
+    """Print the error (one ``Error: ...`` line, or with --json one JSON
+    object: :func:`_json_error`) on stderr and exit with ``code``."""
+    if _json_mode():
+        _json_error(message, code, kind or ("UsageError" if code == 2 else "RulingsError"), place)
+    else:
+        _echo(f"Error: {f'{place}: {message}' if place else message}", err=True)
     sys.exit(code)
 
 
@@ -106,7 +121,7 @@ def _check_utf8(options: dict) -> None:
     for name, value in options.items():
         for item in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(item, (str, Path)) and _SURROGATES.search(str(item)):
-                _fail(f"{_param_label(name)}: {os.fsencode(str(item))!r} is not valid UTF-8", 2)
+                _fail(f"{os.fsencode(str(item))!r} is not valid UTF-8", 2, "UsageError", _param_label(name))
 
 
 _SURROGATES = re.compile("[\udc80-\udcff]")
@@ -135,17 +150,21 @@ def _exit_codes(command):
                 stopping.raise_if_stopping()  # a stop signal DuckDB turned into an error of its own
                 raise
         except UsageError as exc:
-            _fail(f"{exc.place}: {exc.message}" if exc.place else exc.message, 2)
+            _fail(exc.message, 2, type(exc).__name__, exc.place or None)
         except RulingsError as exc:
-            _fail(str(exc))
+            if _json_mode():  # the place the error names, and whether running again may help (a network fault)
+                _json_error(str(exc), 1, type(exc).__name__, exc.place, retryable=exc.retryable)
+                sys.exit(1)
+            _fail(str(exc), 1, type(exc).__name__)
         except BrokenPipeError:  # `rulings sql ... | head`: the reader has what it wanted
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
         except duckdb.Error as exc:  # a damaged database: DuckDB finds a bad block when a query reads it
-            _fail(str(unreadable(exc, kwargs.get("db_path"))))
+            error = unreadable(exc, kwargs.get("db_path"))
+            _fail(str(error), 1, type(error).__name__)
         except OSError as exc:  # an output folder not writable, no space, a data file missing
             # the system's own words: the same error comes from reading a file as from writing one
-            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc))
+            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc), 1, "OSError")
     return wrapper
 
 
@@ -155,7 +174,25 @@ def _echo_json(data) -> None:
     click.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group: a command line click refuses (an unknown option, a
+    missing argument) is one JSON object on stderr too when it holds --json,
+    exit code 2 as click gives."""
+
+    def invoke(self, ctx: click.Context):
+        protected = vars(ctx).get("_protected_args", vars(ctx).get("protected_args", []))  # click 8.2+ / 8.1
+        given = [*protected, *ctx.args]  # emptied by the call below
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if "--json" not in given:
+                raise
+            place = exc.param.get_error_hint(exc.ctx or ctx).strip("'") if getattr(exc, "param", None) else None
+            _json_error(exc.format_message(), 2, "UsageError", place)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rulings")
 def main() -> None:
     """Yu-Gi-Oh! OCG rulings: build a DuckDB database of dated ruling records
@@ -166,10 +203,13 @@ def main() -> None:
     Typical use:
       rulings build                                  # bundled corpus -> database + engine
       rulings ask synchro_summoned face_down         # kept / lost / unknown, with rulings
+      rulings card "Book of Moon"                    # the rulings that mention a card, newest first
       rulings sql "SELECT * FROM rules"              # query the database
-      rulings scenario tests/gold/scenarios_public.json
-      rulings evaluate --gold tests/gold/retention_public.csv
+      rulings vocabulary                             # the kinds, events and scenario format
       rulings export out/ --format parquet           # every table, typed, for pandas / DuckDB / Spark
+
+    rulings scenario FILE answers your scenario files; rulings evaluate
+    compares the rules with a gold file (tests/gold/ of the source tree).
 
     \b
     Where things live: in a checkout, build/rulings.duckdb, engine/ocg_rules.py
@@ -193,6 +233,8 @@ def _exit_on_sigterm() -> None:
     like Ctrl-C does: temporary files removed, workers stopped, the previous
     database and engine left as they were; exit code 143. Set before the
     command makes any file (:mod:`pipeline.stopping`)."""
+    from . import stopping
+
     stopping.install()
 
 
@@ -245,6 +287,9 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
     Progress goes to stderr: a bar on a terminal, one line per page
     otherwise (cron logs), nothing with --json.
     """
+    from .corpus import load_manifest, prepare_corpus
+    from .run import build as run_build
+
     _exit_on_sigterm()
     corpus_dir = prepare_corpus(corpus_dir)
     total = len(load_manifest(corpus_dir))
@@ -373,8 +418,14 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     QUERY holds several statements, all run and the last one's result is shown.
     """
     queries.require_file(db_path)
-    # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
-    with database_lock(check_header(db_path), can_wait=False) if write else nullcontext():
+    if write:  # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
+        from .database import check_header
+        from .load import database_lock
+
+        lock = database_lock(check_header(db_path), can_wait=False)
+    else:
+        lock = nullcontext()
+    with lock:
         columns, rows = _run_sql(query, db_path, write, max_rows)
     if rows is None:
         _echo("ok")
@@ -392,29 +443,17 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
 
 def _run_sql(query: str, db_path: Path, write: bool, max_rows: int) -> tuple[list[str], list[tuple] | None]:
     """Run ``query`` on the database (read-only and sandboxed unless
-    ``write``); returns the last statement's columns and its first
-    ``max_rows + 1`` rows (None for a statement without a result). Exits 2
-    for SQL that DuckDB refuses."""
+    ``write``: :func:`pipeline.queries.run_sql`); returns the last
+    statement's columns and its first ``max_rows + 1`` rows (None for a
+    statement without a result)."""
     con = queries.connect(db_path, read_only=not write, sandboxed=not write)
-    register_sql_functions(con)
     try:
-        if not write:
-            con.execute("SET lock_configuration = true")
-        statements = con.extract_statements(query)
-        if not statements:
-            raise UsageError("no SQL statement given", place="QUERY")
-        rel = con.sql(query)
-        if len(statements) > 1:
-            _echo(f"note: {len(statements)} statements ran; the result of the last one is shown", err=True)
-        if rel is None:
-            return [], None
-        return rel.columns, rel.limit(max_rows + 1).fetchall()
-    except duckdb.Error as exc:
-        if is_damage(exc):
-            raise unreadable(exc, db_path) from None
-        _fail(f"SQL: {exc}", 2)
+        columns, rows, statements = queries.run_sql(con, query, max_rows, lock=not write, db_path=db_path)
     finally:
         con.close()
+    if statements > 1:
+        _echo(f"note: {statements} statements ran; the result of the last one is shown", err=True)
+    return columns, rows
 
 
 def _json_value(value):
@@ -521,8 +560,11 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
         _echo(f"{correct}/{len(rows)} verdicts correct")
     needed = len(rows) if minimum is None else minimum
     if correct < needed:
-        _echo(f"fewer verdicts correct than required: {correct} < {needed}"
-              f"{'' if minimum is None else ' (--min)'}", err=True)
+        message = f"fewer verdicts correct than required: {correct} < {needed}"
+        if as_json:  # the report on stdout, the failure on stderr
+            _json_error(message, 1, "EvaluationError", "--min" if minimum is not None else None)
+        else:
+            _echo(f"{message}{'' if minimum is None else ' (--min)'}", err=True)
         sys.exit(1)
 
 
@@ -550,6 +592,11 @@ def load_engine(path: Path):
     """Import the generated engine module from ``path``; UsageError when
     there is none or the file is not one (its header carries no rules hash:
     it is never run; a FIFO or device is never opened)."""
+    import importlib.util
+
+    from .generate import engine_rules_hash
+    from .userfiles import require_regular_file
+
     require_regular_file(path, "--engine-out")
     if not Path(path).is_file():
         raise UsageError(f"no engine module at {path}; run `rulings build` first (or pass --engine-out)")
@@ -580,12 +627,14 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
     Scenarios that share an id are all refused, naming their positions.
     FILE must be a regular file (a FIFO or a device is refused, exit 2).
     """
+    from .userfiles import read_user_file
+
     try:
         data = json.loads(read_user_file(file, "FILE").decode("utf-8-sig"))
     except RecursionError:
-        _fail(f"{file}: not JSON this engine reads: nested too deeply", 2)
+        _fail("not JSON this engine reads: nested too deeply", 2, "UsageError", str(file))
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and a number over Python's digit limit
-        _fail(f"{file}: not JSON: {queries.json_problem(exc)}", 2)
+        _fail(f"not JSON: {queries.json_problem(exc)}", 2, "UsageError", str(file))
     engine = load_engine(engine_path)
     scenarios = data if isinstance(data, list) else [data]
     results = engine.answer_all(scenarios)
@@ -599,7 +648,10 @@ def scenario(file: Path, engine_path: Path, as_json: bool) -> None:
             for b in res["because"]:
                 _echo(f"    {b['rule']}: {b.get('verdict') or b.get('summary', '')}{_records_brief(b)}")
     bad = [r for r in results if "error" in r]
-    for r in bad:
+    if bad and as_json:
+        _json_error(f"{len(bad)} malformed scenario(s): {bad[0]['error']}", 2, "ScenarioError", str(file),
+                    errors=[r["error"] for r in bad])
+    for r in bad if not as_json else ():
         _echo(f"Error: {r['error']}", err=True)
     if bad:
         sys.exit(2)
@@ -698,6 +750,10 @@ def refresh(corpus_dir: Path, source_ids: tuple[str, ...], db_path: Path, engine
     Example (cron, daily at 04:17):
       17 4 * * *  cd /srv/rulings && .venv/bin/rulings refresh >> refresh.log 2>&1
     """
+    from .corpus import prepare_corpus
+    from .fetch import FetchConfig
+    from .refresh import refresh as run_refresh
+
     _exit_on_sigterm()
     config = FetchConfig(timeout=timeout, retries=retries, rate_limit=rate_limit, max_page_bytes=max_page_bytes,
                          max_retry_after=max_retry_after, max_crawl_delay=max_crawl_delay,
@@ -787,6 +843,8 @@ def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> Non
 
 
 def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
+    from .records import excerpt
+
     with closing(queries.connect(db_path)) as con:
         since, rows = queries.list_rule_changes(con, since)
     if as_json:
@@ -825,6 +883,9 @@ def vocabulary(as_json: bool) -> None:
     From schema/vocabulary.json and schema/scenario.schema.json (the scenario
     format as a JSON Schema); identifiers never change (kinds are only added).
     """
+    from .schema import scenario_format, scenario_schema
+    from .schema import vocabulary as schema_vocabulary
+
     data = schema_vocabulary()
     fmt, spec = scenario_format(), scenario_schema()["$defs"]["event"]["oneOf"]
     group_of = {k: g["id"] for g in data["kind_groups"] for k in g["kinds"]}
@@ -926,6 +987,8 @@ def simulators_cmd(db_path: Path, as_json: bool) -> None:
     conditional rule agrees only when the core's verdict is that of every
     case. The simulators' side is schema/simulators/*.json.
     """
+    from . import simulators as sim_compare
+
     with closing(queries.connect(db_path)) as con:
         rows = sim_compare.comparison(con)
     if as_json:
@@ -982,6 +1045,8 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     previous site whole; the files the previous report wrote are replaced,
     DIR's other files are kept.
     """
+    from .report import write_report
+
     _exit_on_sigterm()
     summary = write_report(db_path, out_dir)
     if as_json:
@@ -1017,6 +1082,8 @@ def export_cmd(out_dir: str, fmt: str, db_path: Path, as_json: bool) -> None:
     Example: rulings export out/ && duckdb -c "SELECT * FROM 'out/rules.parquet'"
              python -c "import pandas; print(pandas.read_parquet('out/rules.parquet'))"
     """
+    from .export import export
+
     summary = export(db_path, out_dir, fmt)
     if as_json:
         _echo_json(summary.as_dict())

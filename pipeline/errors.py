@@ -79,3 +79,10 @@ class ScenarioError(RulingsError):
 
 class UsageError(RulingsError):
     stage = "usage"
+
+
+class SQLError(UsageError):
+    """SQL that DuckDB refuses (a syntax error, an unknown table, a write on
+    a read-only database); ``place`` is ``SQL``."""
+
+    stage = "sql"

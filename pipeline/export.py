@@ -30,9 +30,8 @@ from pathlib import Path
 
 import duckdb
 
-from .database import duckdb_path, is_damage, unreadable
+from .database import columns, duckdb_path, is_damage, unreadable
 from .errors import LoadError, UsageError
-from .load import columns
 from .queries import connect
 from .userfiles import read_user_file
 

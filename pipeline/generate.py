@@ -273,13 +273,136 @@ def render_js(tables: dict, digest: str) -> str:
     return header + f"const DATA = {data};\n\n" + runtime.split(MARKER_JS, 1)[1]
 
 
+def _ts_union(values) -> str:
+    """A TypeScript union of string literals (JSON-escaped: the values come
+    from the schema, never as code), ``never`` for none."""
+    return " | ".join(json.dumps(v, ensure_ascii=True) for v in values) or "never"
+
+
+def _ts_field(name: str, spec: dict) -> str:
+    """One field of a scenario event or question, from its format entry."""
+    allowed = spec["allowed"]
+    kind = {"boolean": "boolean", "turn": "number"}.get(allowed, "unknown") if isinstance(allowed, str) else (
+        "InfoKind" if name == "info_kind" else _ts_union(allowed))
+    return f"{json.dumps(name)}{'' if spec['required'] else '?'}: {kind};"
+
+
+def render_dts(tables: dict, digest: str) -> str:
+    """``engine/ocg_rules.d.mts``: TypeScript declarations of the ES module
+    (checked with ``tsc --strict`` by tests/test_typescript.py): the info
+    kinds, events, verdicts and the scenario format as literal types (from
+    the same tables as the module, so they change together), the shapes of
+    ``retains``, ``citation``, ``answer`` and ``answer_all``, and every name
+    the module exports. Deterministic: the same tables give the same text."""
+    data = neutral_tables(tables, digest)
+    fmt = data["scenario"]
+    verdicts = [v["id"] for v in vocabulary()["verdicts"]]
+    summon = fmt["events"]["summon"]["method"]["allowed"]
+    lines = [
+        "// OCG information-retention and battle rules engine: GENERATED, do not edit.",
+        f"// Generator: rulings {__version__} (pipeline/generate.py)",
+        f"// Rules hash: sha256:{digest}",
+        "// TypeScript declarations of ocg_rules.mjs (import from \"./ocg_rules.mjs\"; checked with tsc --strict).",
+        "",
+        f"export type InfoKind = {_ts_union(data['info_kinds'])};",
+        f"export type RetentionEvent = {_ts_union(data['events'])};",
+        f"export type Verdict = {_ts_union(verdicts)};",
+        f"export type ScenarioEventKind = {_ts_union(sorted(fmt['events']))};",
+        f"export type Question = {_ts_union(sorted(fmt['questions']))};",
+        f"export type SummonMethod = {_ts_union(summon)};",
+        "export type Player = \"A\" | \"B\";",
+        "",
+        "/** A case of a conditional rule: a fact about the monster, the values that select it, its verdict. */",
+        "export interface RuleCase { case: string; fact: string; values: (string | boolean)[]; verdict: Verdict; "
+        "record_ids: string[]; }",
+        "/** A verdict the rule did not follow, with its rulings. */",
+        "export interface Conflict { verdict: Verdict; record_ids: string[]; latest_date: string | null; }",
+        "/** What retains() gives: the rules table's row for one (info kind, event) pair (a copy). */",
+        "export interface Retention {",
+        "  info_kind: InfoKind; event: RetentionEvent; verdict: Verdict; condition: string; latest_date: string | null;",
+        "  changed_on: string | null; dates: string[]; record_ids: string[]; conflicts: Conflict[];",
+        "  record_dates: string[][]; disputed_by: string[]; cases: RuleCase[];",
+        "}",
+        "export interface Citation { id: string; source: string; url: string; licence: string; section: string; "
+        "dates: string[]; text: string; }",
+        "export interface RecordRef { id: string; dates: string[]; source: string; }",
+        "/** One reason of an answer: a retention rule (verdict, its case or cases) or a procedural rule (summary). */",
+        "export interface Because {",
+        "  rule: string; verdict?: Verdict; case?: string; summary?: string; missing?: true; condition?: string;",
+        "  cases?: { case: string; fact: string; values: (string | boolean)[]; verdict: Verdict }[];",
+        "  changed_on?: string; disputed_by?: string[]; records?: RecordRef[];",
+        "}",
+        "export interface Answer { id: string; answer: boolean | \"unknown\"; because: Because[]; }",
+        "/** answer_all's item for a malformed scenario. */",
+        "export interface Refused { id: unknown; error: string; field: string; }",
+        "",
+        "/** One event of a scenario's history, by its \"do\" (schema/scenario.schema.json). */",
+        "export type ScenarioEvent =",
+    ]
+    for do, fields in sorted(fmt["events"].items()):
+        body = " ".join(_ts_field(f, spec) for f, spec in fields.items())
+        lines.append(f"  | {{ do: {json.dumps(do)}; {body} }}")
+    lines[-1] += ";"
+    lines.append("/** The question of a scenario, by its \"question\". */")
+    lines.append("export type Ask =")
+    for question, fields in sorted(fmt["questions"].items()):
+        body = " ".join(_ts_field(f, spec) for f, spec in fields.items())
+        lines.append(f"  | {{ question: {json.dumps(question)}; {body} }}")
+    lines[-1] += ";"
+    lines += [
+        "export interface Scenario { id: string; events: ScenarioEvent[]; ask: Ask; }",
+        "export interface FieldFormat { required: boolean; allowed: readonly string[] | string; }",
+        "",
+        "export declare const GENERATOR: string;",
+        "export declare const RULES_HASH: string;",
+        "export declare const INFO_KINDS: readonly InfoKind[];",
+        "export declare const EVENTS: readonly RetentionEvent[];",
+        "export declare const SUMMON_KINDS: Readonly<Record<SummonMethod, readonly InfoKind[]>>;",
+        "export declare const GAINS: Readonly<Record<string, readonly InfoKind[]>>;",
+        "export declare const CONTROL_KINDS: Readonly<Record<string, InfoKind>>;",
+        "export declare const THIS_TURN_KINDS: readonly InfoKind[];",
+        "export declare const RETENTION_EVENTS: Readonly<Record<string, RetentionEvent>>;",
+        "export declare const SCENARIO_EVENTS: Readonly<Record<ScenarioEventKind, Readonly<Record<string, FieldFormat>>>>;",
+        "export declare const SCENARIO_QUESTIONS: Readonly<Record<Question, Readonly<Record<string, FieldFormat>>>>;",
+        "export declare const PROCEDURAL_IDS: readonly string[];",
+        "export declare const RULES: readonly Readonly<Retention>[];",
+        "export declare const CITATIONS: Readonly<Record<string, { source: string; dates: string[]; section: string; "
+        "text: string }>>;",
+        "export declare const SOURCES: Readonly<Record<string, { url: string; licence: string }>>;",
+        "export declare const PROCEDURAL: Readonly<Record<string, { summary: string; record_ids: string[]; "
+        "dates: string[] }>>;",
+        "/** The fields of Retention in order (Python's Retention._fields). */",
+        "export declare const Retention: { readonly fields: readonly (keyof Retention)[] };",
+        "export declare class ScenarioError extends Error {",
+        "  constructor(scenarioId: unknown, field: string, message: string);",
+        "  readonly scenario_id: unknown;",
+        "  readonly field: string;",
+        "}",
+        "/** The rule for infoKind x event; throws RangeError for a name outside the vocabulary. */",
+        "export declare function retains(infoKind: InfoKind, event: RetentionEvent): Retention;",
+        "/** A cited record; throws RangeError if it is not cited. */",
+        "export declare function citation(recordId: string): Citation;",
+        "/** Throws ScenarioError naming the scenario id and field when it does not follow the format. */",
+        "export declare function validate(scenario: unknown): void;",
+        "/** Answer one scenario; throws ScenarioError if it is malformed. */",
+        "export declare function answer(scenario: Scenario): Answer;",
+        "/** Answer a list of scenarios; a malformed one gives {id, error, field}. */",
+        "export declare function answer_all(scenarios: readonly unknown[]): (Answer | Refused)[];",
+        "export { answer_all as answerAll };",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def engine_paths(path: Path) -> dict[str, Path]:
     """The generated files of an engine written to ``path``: ``py`` (path
-    itself), ``json`` and ``mjs`` beside it (``ocg_rules.py`` ->
-    ``ocg_rules.json``, ``ocg_rules.mjs``)."""
+    itself), ``json``, ``mjs`` and ``dts`` beside it (``ocg_rules.py`` ->
+    ``ocg_rules.json``, ``ocg_rules.mjs``, ``ocg_rules.d.mts``: the name TypeScript looks for beside
+    an ``.mjs`` module; a ``.d.ts`` would be ignored there)."""
     path = Path(path)
     stem = path.with_suffix("") if path.suffix == ".py" else path
-    return {"py": path, "json": stem.with_name(stem.name + ".json"), "mjs": stem.with_name(stem.name + ".mjs")}
+    return {"py": path, "json": stem.with_name(stem.name + ".json"), "mjs": stem.with_name(stem.name + ".mjs"),
+            "dts": stem.with_name(stem.name + ".d.mts")}
 
 
 # How each generated file starts (what :func:`render`, :func:`render_json` and :func:`render_js`
@@ -293,6 +416,7 @@ GENERATED_HEAD = {
     "mjs": re.compile(r"\A// OCG information-retention and battle rules engine: GENERATED, do not edit\.\n"
                       r"// Generator: rulings [^\n]*\n// Rules hash: "),
 }
+GENERATED_HEAD["dts"] = GENERATED_HEAD["mjs"]  # the same comment lines
 HEAD_BYTES = 512  # the longest header above is under 300 bytes
 
 
@@ -315,7 +439,8 @@ def check_replaceable(path: Path) -> None:
     for key, file in engine_paths(path).items():
         if not os.path.lexists(file):
             continue
-        what = {"py": "engine module", "json": "engine's JSON tables", "mjs": "engine's ES module"}[key]
+        what = {"py": "engine module", "json": "engine's JSON tables", "mjs": "engine's ES module",
+                "dts": "engine's TypeScript declarations"}[key]
         try:
             if not os.path.isfile(file):
                 raise UsageError(f"{file} exists and is not a regular file; the build writes the {what} there "
@@ -332,7 +457,8 @@ def check_replaceable(path: Path) -> None:
 
 def render_all(tables: dict, digest: str) -> dict[str, str]:
     """The texts of the three engine files, keyed as :func:`engine_paths`."""
-    return {"py": render(tables, digest), "json": render_json(tables, digest), "mjs": render_js(tables, digest)}
+    return {"py": render(tables, digest), "json": render_json(tables, digest), "mjs": render_js(tables, digest),
+            "dts": render_dts(tables, digest)}
 
 
 # What an engine write that fails says of the outputs, before the database is replaced (a build's case).
@@ -431,3 +557,17 @@ def discard_engine(staged: Path) -> None:
 def _engine_error(what: str, exc: OSError, path: Path, kept: str) -> GenerateError:
     """One line: what failed, the engine file it was for, the system's words, what stays."""
     return GenerateError(f"{what}: {exc.strerror or exc}; {kept}", place=str(path))
+
+
+ENGINE_HASH_LINE = re.compile(r"^(?:RULES_HASH = '|// Rules hash: sha256:| \"rules_hash\": \")([0-9a-f]{64})['\"]?,?$", re.M)
+
+
+def engine_rules_hash(path: Path) -> str | None:
+    """The rules hash stamped in a generated engine module, or None (missing, not an engine)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(8192)
+    except OSError:
+        return None
+    m = ENGINE_HASH_LINE.search(head)
+    return m.group(1) if m else None

@@ -33,7 +33,7 @@ from .cards import CardLink, card_index, card_name_key, card_names
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
-from .database import (SCHEMA_VERSION, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
+from .database import (SCHEMA_VERSION, STORAGE_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
                        open_database, unreadable)
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
@@ -45,24 +45,6 @@ from .stopping import deferred, remove, temp_path, track, untrack
 
 # What every error of a build's writing says: nothing of the previous outputs was touched.
 KEPT = "the previous database and engine stay"
-
-
-@lru_cache(maxsize=1)
-def columns() -> dict[str, dict[str, str]]:
-    """Each table of ``schema/ddl.sql`` -> its columns and types in table
-    order (``read_json`` reads rows by them), from the DDL itself run on an
-    in-memory database: a column added to the DDL is a column here."""
-    con = connect(":memory:")
-    try:
-        con.execute(ddl())
-        rows = con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
-                           "ORDER BY table_name, ordinal_position").fetchall()
-    finally:
-        con.close()
-    out: dict[str, dict[str, str]] = {}
-    for table, column, data_type in rows:
-        out.setdefault(table, {})[column] = data_type
-    return out
 
 
 def check_row(table: str, row: dict) -> None:
@@ -251,7 +233,8 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
     rows.update(record_rows(data.records, {s.source_id: s.content_hash for s in data.snapshots}, run_id,
                             {s.id: s for s in data.sources}))
     rows.update(rule_rows(data.rules, data.procedural, data.rule_changes, data.run["run_id"]))
-    info = {**data.info, "schema_version": str(SCHEMA_VERSION)}  # what database.open_database checks
+    info = {**data.info, "schema_version": str(SCHEMA_VERSION),  # what database.open_database checks
+            **build_schema_info()}
     rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(info.items())]
     return rows
 
@@ -463,7 +446,9 @@ class DatabaseWriter:
             self._batch = RowBatch(self._workdir)
             # One thread: the build's workers have the other cores. What DuckDB spills goes in the work folder.
             self.con = connect(self.tmp, config={"memory_limit": memory_limit, "threads": 1,
-                                                 "temp_directory": str(self._workdir / "spill")})
+                                                 "temp_directory": str(self._workdir / "spill"),
+                                                 # older DuckDB releases read the file (database.STORAGE_VERSION)
+                                                 "storage_compatibility_version": STORAGE_VERSION})
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
 
@@ -1020,20 +1005,3 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
         return list(records.values())
     finally:
         con.close()
-
-
-# --------------------------------------------------------------------------- SQL helpers
-
-def _sql_name_key(name: str) -> str:
-    return name_key(name)
-
-
-def register_sql_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """Add the SQL functions of ad-hoc queries (``rulings sql``) to ``con``:
-    ``name_key(name)`` is the card-name key of :func:`pipeline.chinese.name_key`
-    (Simplified or Traditional script, full- or half-width, regional terms
-    folded), to compare with ``card_mentions.match_key``."""
-    try:
-        con.create_function("name_key", _sql_name_key)
-    except duckdb.CatalogException:
-        pass  # connections to one file in one process share the database and its functions

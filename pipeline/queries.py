@@ -17,8 +17,8 @@ from pathlib import Path
 
 import duckdb
 
-from .database import duckdb_path, open_database
-from .errors import UsageError
+from .database import duckdb_path, is_damage, open_database, unreadable
+from .errors import SQLError, UsageError
 from .schema import events, info_kinds, rule_policy, verdicts
 from .userfiles import read_user_file
 
@@ -432,7 +432,18 @@ def _card_keys(names: dict[str, str]) -> set[str]:
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]).fetchone()[0] > 0
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                       "AND schema_name = 'main' AND table_name = ?", [table]).fetchone()[0] > 0
+
+
+# the order of a card's names, as cards.card_names gives them
+_NAME_ORDER = ("en", "ja", "zh-CN", "zh-TW", "ko", "zh-community")
+
+
+def _table_names(con: duckdb.DuckDBPyConnection, passcode: int) -> dict[str, str]:
+    """The names of ``passcode`` in the database's ``card_names`` (language -> name), {} when none."""
+    rows = dict(con.execute("SELECT language, name FROM card_names WHERE passcode = ?", [passcode]).fetchall())
+    return {language: rows[language] for language in _NAME_ORDER if language in rows}
 
 
 def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str, str]]:
@@ -441,7 +452,61 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str
     Traditional Chinese, Japanese, English, Korean), exact, then by key
     (script, width, case and regional terms folded). Returns (passcode,
     names by language). UsageError with the nearest names of the cards the
-    corpus mentions ("did you mean") when nothing matches."""
+    corpus mentions ("did you mean") when nothing matches. Read from the
+    database's ``card_names`` (the name tables are not loaded: a lookup
+    takes milliseconds), or from the tables for a database without it."""
+    if not _has_table(con, "card_names"):  # a database built before card_names existed
+        return _find_card_in_tables(con, query)
+    from .chinese import match_key
+
+    text = query.strip()
+    if text.isdigit():
+        names = _table_names(con, int(text))
+        if names:
+            return int(text), names
+        raise UsageError(f"no card with passcode {text}", place="NAME")
+    for where in ("name = ?", "lower(name) = lower(?)"):
+        found = _most_ruled(con, where, text)
+        if found is not None:
+            return found, _table_names(con, found)
+    from .chinese import name_key  # OpenCC: only for a name not found as written
+
+    keys = sorted({name_key(text), match_key(text)} - {""})
+    found = _most_ruled(con, "list_contains(?, name_key)", keys)
+    if found is not None:
+        return found, _table_names(con, found)
+    candidates = dict(con.execute(
+        "SELECT n.name, min(n.passcode) FROM card_names n WHERE n.passcode IN "
+        "(SELECT passcode FROM card_mentions WHERE passcode IS NOT NULL) GROUP BY n.name").fetchall())
+    raise UsageError(f"no card named {text!r}{_did_you_mean(text, candidates)}", place="NAME")
+
+
+def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None:
+    """Of the passcodes whose ``card_names`` rows match ``where`` (one ``?``
+    for ``value``), the one the most card mentions link to, then the lowest:
+    a name two passcodes share (an alternate artwork: Dark Magician's
+    36996508 and 46986414) finds the one its rulings are linked to."""
+    row = con.execute(f"""
+        SELECT n.passcode FROM (SELECT DISTINCT passcode FROM card_names WHERE {where}) n
+        LEFT JOIN card_mentions m USING (passcode)
+        GROUP BY n.passcode ORDER BY count(m.passcode) DESC, n.passcode LIMIT 1""", [value]).fetchone()
+    return row[0] if row else None
+
+
+def _did_you_mean(text: str, candidates: dict[str, int]) -> str:
+    """`` (did you mean 'A', 'B'?)`` from the names of ``candidates``: names
+    holding the query (a partial name: "ash blossom"), shortest first, then
+    near spellings; "" when none."""
+    from .chinese import match_key
+
+    folded = match_key(text)
+    hint = sorted((n for n in candidates if folded and folded in match_key(n)), key=len)[:3]
+    hint = hint or difflib.get_close_matches(text, list(candidates), n=3, cutoff=0.5)
+    return f" (did you mean {', '.join(repr(h) for h in hint)}?)" if hint else ""
+
+
+def _find_card_in_tables(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str, str]]:
+    """:func:`find_card` over the name tables of the bundled corpus."""
     from .cards import card_names
     from .chinese import match_key, name_key
 
@@ -455,22 +520,13 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str
         if text in its.values() or text.lower() in (n.lower() for n in its.values()):
             return passcode, its
     keys = sorted({name_key(text), match_key(text)} - {""})
-    if _has_table(con, "card_names"):  # keys computed once, at build time
-        found = [r[0] for r in con.execute("SELECT DISTINCT passcode FROM card_names WHERE list_contains(?, name_key) "
-                                           "ORDER BY passcode", [keys]).fetchall()]
-    else:  # a database built before card_names existed
-        found = sorted(p for p, its in names.items() if set(keys) & _card_keys(its))
+    found = sorted(p for p, its in names.items() if set(keys) & _card_keys(its))
     if found and found[0] in names:
         return found[0], names[found[0]]
     mentioned = {r[0] for r in con.execute("SELECT DISTINCT passcode FROM card_mentions "
                                            "WHERE passcode IS NOT NULL").fetchall()}
     candidates = {n: p for p in mentioned for n in names.get(p, {}).values()}
-    folded = match_key(text)
-    # names holding the query (a partial name: "ash blossom"), shortest first, then near spellings
-    hint = sorted((n for n in candidates if folded and folded in match_key(n)), key=len)[:3]
-    hint = hint or difflib.get_close_matches(text, list(candidates), n=3, cutoff=0.5)
-    suffix = f" (did you mean {', '.join(repr(h) for h in hint)}?)" if hint else ""
-    raise UsageError(f"no card named {text!r}{suffix}", place="NAME")
+    raise UsageError(f"no card named {text!r}{_did_you_mean(text, candidates)}", place="NAME")
 
 
 def card_rulings(con: duckdb.DuckDBPyConnection, passcode: int, names: dict[str, str]) -> list[dict]:
@@ -479,7 +535,11 @@ def card_rulings(con: duckdb.DuckDBPyConnection, passcode: int, names: dict[str,
     rulings of English pages that write its English name. Each: record_id,
     source_id, section, status, text, dates (ISO, own), faq_ids, how
     (linked | key | english_text)."""
-    keys = sorted(_card_keys(names))
+    if _has_table(con, "card_names"):  # the keys computed at build time
+        keys = sorted(k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE passcode = ?",
+                                                 [passcode]).fetchall())
+    else:
+        keys = sorted(_card_keys(names))
     english = names.get("en", "")
     rows = con.execute("""
         WITH hits AS (
@@ -500,3 +560,50 @@ def card_rulings(con: duckdb.DuckDBPyConnection, passcode: int, names: dict[str,
     out = [{"record_id": r[0], "source_id": r[1], "section": r[2], "status": r[3], "text": r[4], "how": r[5],
             "dates": [d.isoformat() for d in (r[6] or [])], "faq_ids": list(r[7] or [])} for r in rows]
     return sorted(out, key=lambda x: (x["dates"][-1:] or [""], x["record_id"]), reverse=True)
+
+
+# --------------------------------------------------------------------------- SQL functions
+
+def _sql_name_key(name: str) -> str:
+    from .chinese import name_key  # OpenCC loads only when a query calls name_key
+
+    return name_key(name)
+
+
+def register_sql_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """Add the SQL functions of ad-hoc queries (``rulings sql``) to ``con``:
+    ``name_key(name)`` is the card-name key of :func:`pipeline.chinese.name_key`
+    (Simplified or Traditional script, full- or half-width, regional terms
+    folded), to compare with ``card_mentions.match_key``."""
+    try:
+        con.create_function("name_key", _sql_name_key)
+    except duckdb.CatalogException:
+        pass  # connections to one file in one process share the database and its functions
+
+
+def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int | None, lock: bool = True,
+            db_path: Path | str | None = None) -> tuple[list[str], list[tuple] | None, int]:
+    """Run ``query`` (one or several statements) on ``con``: (the last
+    statement's columns, its first ``max_rows + 1`` rows (all with None;
+    None for a statement without a result), the number of statements).
+    ``lock``: set DuckDB's ``lock_configuration`` first, so the SQL cannot
+    turn the connection's limits off (a read-only, sandboxed connection).
+    UsageError (place QUERY) when there is no statement, SQLError (place
+    SQL) for SQL DuckDB refuses; UnusableDatabase when DuckDB finds the
+    file damaged while reading (naming ``db_path``)."""
+    if "name_key" in query.lower():  # DuckDB's Python functions cost ~0.2 s to set up (NumPy)
+        register_sql_functions(con)
+    try:
+        if lock:
+            con.execute("SET lock_configuration = true")
+        statements = con.extract_statements(query)
+        if not statements:
+            raise UsageError("no SQL statement given", place="QUERY")
+        rel = con.sql(query)
+        if rel is None:
+            return [], None, len(statements)
+        return rel.columns, (rel.fetchall() if max_rows is None else rel.limit(max_rows + 1).fetchall()), len(statements)
+    except duckdb.Error as exc:
+        if is_damage(exc):
+            raise unreadable(exc, db_path) from None
+        raise SQLError(str(exc), place="SQL") from None

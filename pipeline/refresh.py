@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,7 +47,7 @@ from .compile import RuleChange, cite_once, compile_procedural, compile_rules, o
 from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
-from .generate import engine_paths, engine_tables, render_all, rules_hash, write_engines
+from .generate import engine_paths, engine_rules_hash, engine_tables, render_all, rules_hash, write_engines
 from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, previous_rules,
                    read_records, read_state, write_refresh)
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
@@ -58,7 +57,6 @@ from .run import build, default_workers, process_page, read_pages
 from .schema import check_all
 
 # The stamp of each generated file: the .py module, the .mjs module, the .json data.
-ENGINE_HASH_LINE = re.compile(r"^(?:RULES_HASH = '|// Rules hash: sha256:| \"rules_hash\": \")([0-9a-f]{64})['\"]?,?$", re.M)
 PHASES = ("fetch", "normalize", "extract", "compile", "load", "generate")
 
 
@@ -429,17 +427,6 @@ def _compile(db_path: Path, sources: list[Source], state: StoredState, updates: 
     tables = engine_tables(rules, procedural, records, info)
     result.timings["compile"] += time.perf_counter() - t0
     return _Compiled(rules, procedural, tables, rules_hash(tables))
-
-
-def engine_rules_hash(path: Path) -> str | None:
-    """The rules hash stamped in a generated engine module, or None (missing, not an engine)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(8192)
-    except OSError:
-        return None
-    m = ENGINE_HASH_LINE.search(head)
-    return m.group(1) if m else None
 
 
 def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state: StoredState, result: RefreshResult,

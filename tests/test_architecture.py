@@ -223,6 +223,36 @@ def test_extract_loads_spacy_when_it_reads_a_page():
     assert out.stdout.strip() == "True"
 
 
+# The modules a read command never needs: the scraping, parsing, building and report stages, and the
+# libraries only they use (the bench's cli_start figures measure what this keeps out).
+HEAVY = ("pipeline.fetch", "pipeline.normalize", "pipeline.extract", "pipeline.run", "pipeline.refresh",
+         "pipeline.load", "pipeline.report", "pipeline.compile", "pipeline.generate", "pipeline.cards",
+         "httpx", "bs4", "lxml", "jinja2", "spacy", "opencc", "numpy", "filelock", "orjson")
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["ask", "synchro_summoned", "face_down"], ["card", "14087893"],
+                                  ["card", "Book of Moon"], ["show", "RECORD"], ["sql", "SELECT count(*) FROM rules"],
+                                  ["changes"], ["changes", "--rules"], ["vocabulary"]])
+def test_the_read_commands_import_no_stage_they_do_not_use(built, argv):
+    """``rulings ask``, ``card``, ``show``, ``sql`` ... run without importing
+    the pipeline's other stages (pipeline/cli.py imports them inside the
+    commands that use them): the modules loaded after the command ran."""
+    import duckdb
+
+    db = built[1]
+    with duckdb.connect(str(db), read_only=True) as con:
+        record = con.execute("SELECT min(record_id) FROM records").fetchone()[0]
+    argv = [record if a == "RECORD" else a for a in argv] + ([] if argv[0] in ("--version", "vocabulary")
+                                                            else ["--db", str(db)])
+    code = ("import sys\nfrom pipeline.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint(sorted(m for m in sys.modules if m.split('.')[0] in "
+            f"{sorted({h.split('.')[0] for h in HEAVY})!r} or m in {list(HEAVY)!r}), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    loaded = ast.literal_eval(out.stderr.strip().splitlines()[-1])  # the list printed last
+    assert [m for m in loaded if m in HEAVY or m.split(".")[0] in HEAVY] == []
+
+
 # --------------------------------------------------------------------------- load: rows against the DDL
 
 def _sample_data() -> BuildData:
@@ -275,6 +305,7 @@ def test_card_name_rows_key_each_name_as_card_name_key_does():
 def test_a_column_added_to_the_ddl_is_caught_when_its_builder_misses_it(monkeypatch):
     ddl = schema.ddl() + "\nALTER TABLE statements ADD COLUMN confidence DOUBLE;\n"
     monkeypatch.setattr(load, "ddl", lambda: ddl)
+    monkeypatch.setattr(schema, "ddl", lambda: ddl)  # database.columns reads the DDL through schema
     load.columns.cache_clear()
     try:
         assert "confidence" in load.columns()["statements"]

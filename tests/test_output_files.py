@@ -76,8 +76,15 @@ def leftovers(folder: Path) -> list[str]:
 
 
 def error_line(run) -> str:
-    """The one line a refused command printed (asserting it is one line)."""
+    """The one line a refused command printed (asserting it is one line),
+    as ``Error: PLACE: MESSAGE``; a --json command's one JSON object is read
+    back into that form (its exit code the object's ``exit_code``)."""
     lines = run.stderr.splitlines()
+    if len(lines) == 1 and lines[0].startswith("{"):
+        error = json.loads(lines[0])
+        assert error["exit_code"] == run.exit_code, run.stderr
+        place = error["place"] if error["type"] == "UsageError" else None
+        return f"Error: {place + ': ' if place else ''}{error['error']}"
     assert len(lines) == 1 and lines[0].startswith("Error: "), run.stderr
     return lines[0]
 
@@ -399,7 +406,7 @@ def test_a_duckdb_error_midway_leaves_no_partial_files(two_dbs, tmp_path, monkey
 
 # --------------------------------------------------------------------------- build --engine-out
 
-def _generated(engine_a: Path, dest: Path, keys=("py", "json", "mjs")) -> None:
+def _generated(engine_a: Path, dest: Path, keys=("py", "json", "mjs", "dts")) -> None:
     """Copies of a generated engine's files at ``dest`` (the .py path)."""
     for key in keys:
         shutil.copyfile(engine_paths(engine_a)[key], engine_paths(dest)[key])

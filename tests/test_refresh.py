@@ -33,6 +33,7 @@ from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.errors import RefreshError, UsageError
 from pipeline.fetch import FetchConfig, mediawiki_request, parse_retry_after
 from pipeline import queries
+from pipeline.generate import engine_paths
 from pipeline.refresh import engine_rules_hash, refresh
 from pipeline.run import build
 
@@ -264,8 +265,8 @@ def env(first, site, tmp_path):
     site.serve_bundled()
     shutil.copytree(base.corpus, tmp_path / "corpus")
     shutil.copyfile(base.db, tmp_path / "rulings.duckdb")
-    for suffix in (".py", ".json", ".mjs"):  # the engine's three files
-        shutil.copyfile(base.engine.with_suffix(suffix), (tmp_path / "ocg_rules.py").with_suffix(suffix))
+    for key, path in engine_paths(base.engine).items():  # the engine's files: .py, .json, .mjs, .d.mts
+        shutil.copyfile(path, engine_paths(tmp_path / "ocg_rules.py")[key])
     return Env(tmp_path / "corpus", tmp_path / "rulings.duckdb", tmp_path / "ocg_rules.py")
 
 

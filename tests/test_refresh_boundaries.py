@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+from types import SimpleNamespace
 import os
 import shutil
 import signal
@@ -39,6 +40,7 @@ from pipeline.cli import main
 from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.errors import CorpusError
 from pipeline.fetch import FetchConfig
+from pipeline.generate import engine_paths
 from pipeline.refresh import engine_rules_hash, refresh
 from pipeline.run import build
 
@@ -205,8 +207,8 @@ def copy_env(env: Env, dest: Path) -> Env:
     dest = dest.resolve()
     shutil.copytree(env.corpus, dest / "corpus", symlinks=True)
     shutil.copyfile(env.db, dest / "rulings.duckdb")
-    for suffix in (".py", ".json", ".mjs"):
-        shutil.copyfile(env.engine.with_suffix(suffix), (dest / "ocg_rules.py").with_suffix(suffix))
+    for key, path in engine_paths(env.engine).items():  # .py, .json, .mjs, .d.mts
+        shutil.copyfile(path, engine_paths(dest / "ocg_rules.py")[key])
     return Env(dest / "corpus", dest / "rulings.duckdb", dest / "ocg_rules.py")
 
 
@@ -379,7 +381,8 @@ def test_a_snapshot_store_linked_inside_the_corpus_is_used(fetched_env, site):
 
 def temp_files(folder: Path) -> list[str]:
     """What a build or refresh leaves in ``folder`` besides its outputs and its lock."""
-    outputs = {"rulings.duckdb", "rulings.duckdb.lock", "ocg_rules.py", "ocg_rules.json", "ocg_rules.mjs", "corpus"}
+    outputs = {"rulings.duckdb", "rulings.duckdb.lock", "ocg_rules.py", "ocg_rules.json", "ocg_rules.mjs", "ocg_rules.d.mts",
+               "corpus"}
     return sorted(p.name for p in folder.iterdir() if p.name not in outputs and not p.name.startswith("copy"))
 
 
@@ -501,8 +504,15 @@ def full_disk(*args, **kw):
 
 
 def build_cli(corpus: Path, db: Path, engine: Path):
-    return CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(db), "--engine-out", str(engine),
-                                     "--workers", "1", "--json"])  # --json: no progress lines
+    """``rulings build --json`` (no progress lines), its error (one JSON
+    object on stderr) given back as the ``Error: ...`` line it is without --json."""
+    out = CliRunner().invoke(main, ["build", "--corpus", str(corpus), "--db", str(db), "--engine-out", str(engine),
+                                    "--workers", "1", "--json"])
+    if not out.stderr.startswith("{"):
+        return out
+    error = json.loads(out.stderr)
+    assert error["exit_code"] == out.exit_code and len(out.stderr.splitlines()) == 1
+    return SimpleNamespace(exit_code=out.exit_code, stdout=out.stdout, stderr=f"Error: {error['error']}\n")
 
 
 def test_a_full_disk_while_writing_the_engine_names_the_file(previous, monkeypatch):

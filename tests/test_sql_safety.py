@@ -46,7 +46,9 @@ def test_evaluate_binds_gold_values(db_copy, tmp_path):
         writer.writerows([[text, text, "kept", ""] for text in INJECTIONS] + [["counters", "face_down", "lost", ""]])
     before = db_fingerprint(db_copy)
     out = invoke("evaluate", "--gold", gold, "--db", db_copy, "--json")
-    assert out.exit_code == 2 and "gold.csv:2: unknown info kind" in out.output  # names the vocabulary does not know
+    error = json.loads(out.stderr)  # --json: the error is one JSON object on stderr
+    assert out.exit_code == 2 and error["place"].endswith("gold.csv:2") and error["error"].startswith(
+        "unknown info kind")  # names the vocabulary does not know
     # below the command's check, the comparison binds the values: nothing runs as SQL
     from pipeline import queries
     with queries.connect(db_copy) as con:

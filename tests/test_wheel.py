@@ -32,6 +32,8 @@ def installed(tmp_path_factory):
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp / "dist"), str(ROOT)],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-3000:]
+    # setuptools has nothing to warn about (each data folder Python could import is a package of pyproject.toml)
+    assert "would be ignored" not in built.stdout + built.stderr and "SetuptoolsDeprecationWarning" not in built.stderr
     [wheel] = list((tmp / "dist").glob("rulings-*.whl"))
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
