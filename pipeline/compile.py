@@ -416,8 +416,11 @@ def _decide(rule: Rule, items: list[tuple[Record, Statement]], examples: dict,
     by_verdict: dict[str, list[tuple[Record, Statement, str]]] = defaultdict(list)
     for r, s in deciding:
         by_verdict[s.verdict].append((r, s, _effective_date(r, s, examples)))
-    cases, in_cases = _cases(deciding, examples, frozen)
-    if len({c.verdict for c in cases}) > 1:
+    cases, in_cases, case_verdicts = _cases(deciding, examples, frozen)
+    general = [(r, s) for r, s in deciding if id(s) not in in_cases]
+    if case_verdicts and general:  # what the rulings without a case's condition say is one more verdict
+        case_verdicts = case_verdicts | {_replay(_evidence(general, examples, frozen)).verdict}
+    if len(case_verdicts) > 1:
         rule.verdict, rule.cases = "conditional", cases
         rule.condition = "; ".join(sorted({s.condition for _, s in deciding if s.condition and id(s) in in_cases}))
         rule.disputed_by = sorted({rid for c in cases for rid in c.disputed_by})
@@ -445,11 +448,16 @@ def case_of(condition: str) -> dict | None:
     belongs to, or None: the first case one of whose ``words`` occurs in it
     (quoted effect text 『…』 aside) and is not negated (a ``negators``
     word just before it, ``negated_after`` just after: ``不是可以通常召唤的
-    怪兽``, ``可以通常召唤的怪兽以外`` name no case)."""
+    怪兽``, ``可以通常召唤的怪兽以外`` name no case), or that lists among its
+    ``cards`` (passcodes) a card the condition names in 「」 by any of its
+    names (``对于「放電電擊槍野馬」等效果``: the Taiwanese name of 「放电枪野马」)."""
     policy = rule_policy()
     text = _QUOTED_EFFECT.sub("", condition)
+    named = _named_cards(text) if any(c.get("cards") for c in policy["cases"]) else set()
     for case in policy["cases"]:
-        for word in case["words"]:
+        if named & set(case.get("cards", ())):
+            return case
+        for word in case.get("words", ()):
             for m in re.finditer(re.escape(word), text):
                 before, after = text[max(0, m.start() - NEGATOR_REACH):m.start()], text[m.end():]
                 if not any(n in before for n in policy["negators"]) and not after.startswith(
@@ -458,37 +466,54 @@ def case_of(condition: str) -> dict | None:
     return None
 
 
+def _named_cards(text: str) -> set[int]:
+    """The passcodes of the cards ``text`` names in 「」 (the card index links
+    a name in any language, script or region)."""
+    from .cards import card_index  # loaded by a build or refresh already; only for conditions that name cards
+
+    index = card_index()
+    return {link.passcode for name in _CARD_QUOTE.findall(text) if (link := index.link(name)).passcode}
+
+
+_CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 NEGATOR_REACH = 3  # characters before a case's word where a negator negates it (不是 / 如果不是)
 _QUOTED_EFFECT = re.compile(r"『[^』]*』")
 
 
 def _cases(deciding: list[tuple[Record, Statement]], examples: dict,
-           frozen: frozenset[str]) -> tuple[list[Case], set[int]]:
+           frozen: frozenset[str]) -> tuple[list[Case], set[int], set[str]]:
     """A rule's cases: the statements grouped by the case their condition
     belongs to (:func:`case_of`), each case with its verdict (the replay of
-    its own rulings), its records and the rulings that dispute it. A case
-    counts only when its rulings weigh (:func:`_weighs`); the statements of
-    a case that does not are the rule's general rulings (one example with a
-    condition never makes a rule conditional). Returns the cases in the
-    policy's order and the ids of the statements they hold."""
+    its own rulings), its records and the rulings that dispute it. A
+    condition that names no case of the policy is a case of its own words,
+    for people (the engines cannot test it). A case counts only when its
+    rulings weigh (:func:`_weighs`); the statements of a case that does not
+    are the rule's general rulings (one example with a condition never
+    makes a rule conditional). Returns the policy's cases that count, the
+    ids of the statements of every case that counts, and the verdicts of
+    all cases that count (conditional when they differ)."""
     grouped: dict[str, list[tuple[Record, Statement]]] = defaultdict(list)
     known = {c["id"]: c for c in rule_policy()["cases"]}
     for r, s in deciding:
-        case = case_of(s.condition) if s.condition else None
-        if case is not None:
-            grouped[case["id"]].append((r, s))
+        if s.condition:
+            case = case_of(s.condition)
+            grouped[case["id"] if case else "text:" + s.condition].append((r, s))
     split = _split_rulings(grouped)
-    out, held = [], set()
-    for case_id in (c for c in known if c in grouped and _weighs(grouped[c], split)):
+    out, held, verdicts = [], set(), set()
+    for case_id in [c for c in known if c in grouped] + sorted(c for c in grouped if c not in known):
         pairs = grouped[case_id]
+        if not _weighs(pairs, split):
+            continue
         replay = _replay(_evidence(pairs, examples, frozen))
-        case = known[case_id]
-        out.append(Case(case_id, case["fact"], tuple(case["values"]), replay.verdict,
-                        tuple(sorted({r.id for r, s in pairs if s.verdict == replay.verdict})),
-                        "; ".join(sorted({s.condition for _, s in pairs})),
-                        tuple(sorted({e.record.id for e in replay.held}))))
+        verdicts.add(replay.verdict)
         held.update(id(s) for _, s in pairs)
-    return out, held
+        if case_id in known:
+            case = known[case_id]
+            out.append(Case(case_id, case["fact"], tuple(case["values"]), replay.verdict,
+                            tuple(sorted({r.id for r, s in pairs if s.verdict == replay.verdict})),
+                            "; ".join(sorted({s.condition for _, s in pairs})),
+                            tuple(sorted({e.record.id for e in replay.held}))))
+    return out, held, verdicts
 
 
 def _split_rulings(grouped: dict[str, list[tuple[Record, Statement]]]) -> set[str]:

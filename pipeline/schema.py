@@ -439,8 +439,8 @@ def rule_policy() -> dict:
     how many distinct newer rulings change it otherwise, an int >= 1) and the
     cases of conditional rules (``negators`` / ``negated_after``: words that
     negate a case's word; ``facts``: fact -> ``{"values", "meaning"}``;
-    ``cases``: ``[{"id", "fact", "values", "words", "en", "zh"}]`` in match
-    order). SchemaError naming the key when the file is malformed."""
+    ``cases``: ``[{"id", "fact", "values", "words", "cards"?, "en", "zh"}]``
+    in match order; ``cards``: passcodes a condition may name instead). SchemaError naming the key when the file is malformed."""
     data = _json("rule_policy.json")
     check = _Checker("rule_policy.json")
     readings = check.get(data, "readings", dict)
@@ -468,7 +468,11 @@ def rule_policy() -> dict:
         check.member(f"{where}.fact", fact, list(facts), "a fact of 'facts'")
         for j, value in enumerate(check.get(case, "values", list, where)):
             check.member(f"{where}.values[{j}]", value, facts[fact]["values"], f"a value of fact {fact!r}")
-        check.words(case, "words", where)
+        if "words" in case or "cards" not in case:
+            check.words(case, "words", where)
+        cards = case.get("cards", [])
+        if not isinstance(cards, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in cards):
+            check.fail(f"{where}.cards", "must be a list of passcodes (whole numbers)")
         check.get(case, "en", str, where)
         check.get(case, "zh", str, where)
     return data

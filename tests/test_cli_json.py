@@ -43,6 +43,7 @@ FAILING = {
     "card": (["card", "no card is named this", "--db", "{db}"], 2, "UsageError"),
     "report": (["report", "{tmp}/site", "--db", "{tmp}/missing.duckdb"], 2, "UsageError"),
     "export": (["export", "{tmp}/out", "--format", "xml", "--db", "{db}"], 2, "UsageError"),
+    "simulators": (["simulators", "--db", "{tmp}/missing.duckdb"], 2, "UsageError"),
 }
 
 

@@ -179,7 +179,7 @@ def test_a_build_cleans_what_killed_builds_left_beside_the_database(small):
     leftovers[3].write_bytes(b"its log")
     assert build(corpus, db, engine).errors == []
     assert [p for p in leftovers if p.exists()] == []
-    assert sorted(p.name for p in db.parent.iterdir()) == ["e.json", "e.mjs", "e.py", "r.duckdb", "r.duckdb.lock"]
+    assert sorted(p.name for p in db.parent.iterdir()) == ["e.d.mts", "e.json", "e.mjs", "e.py", "r.duckdb", "r.duckdb.lock"]
 
 
 def test_a_build_leaves_another_databases_working_folders_alone(small):

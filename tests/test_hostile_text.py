@@ -34,6 +34,7 @@ PAGE = (
     f"## 指示物\n\n### {HEADING}\n\n"
     f"放置指示物的「{CARD}」{MARKS}变成里侧或被一时除外后，指示物全部消失。17/3/24\n"
     f"如果是「{CODE_2}」的场合，变成里侧后指示物仍然持有。18/1/12\n"
+    f"如果是「{CODE_2}」的场合，变成里侧再反转后指示物也仍然持有。18/2/1\n"  # two rulings found the case
 )
 RULING = f"放置指示物的「{CARD}」{MARKS}变成里侧或被一时除外后，指示物全部消失。17/3/24"
 # Invisible format characters (the bidi marks U+200F, U+202E) are removed from ruling text; the rest stays.
@@ -74,10 +75,11 @@ def test_hostile_page_text_is_data_in_the_engine(tmp_path):
     verdict, condition, record_ids = dumped["rule"]
     assert (verdict, condition) == ("conditional", CONDITION)
     citations = [dumped["citations"][rid] for rid in record_ids]
-    assert [c["text"] for c in citations] == [STORED_RULING, f"{CONDITION}，变成里侧后指示物仍然持有。18/1/12"]
+    assert [c["text"] for c in citations] == [STORED_RULING, f"{CONDITION}，变成里侧后指示物仍然持有。18/1/12",
+                                              f"{CONDITION}，变成里侧再反转后指示物也仍然持有。18/2/1"]
     assert {c["section"] for c in citations} == {f"里侧·一时除外 / 指示物 / {HEADING}"}
     assert {(c["url"], c["licence"]) for c in citations} == {(URL, LICENCE)}
-    assert [c["dates"] for c in citations] == [["2017-03-24"], ["2018-01-12"]]
+    assert [c["dates"] for c in citations] == [["2017-03-24"], ["2018-01-12"], ["2018-02-01"]]
 
     # The same text, character for character, in the database.
     con = duckdb.connect(str(db), read_only=True)

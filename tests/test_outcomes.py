@@ -428,7 +428,8 @@ def test_an_ocg_ruling_decides_over_any_ruling_of_another_ruleset():
     from pipeline.records import Statement
 
     [ocg] = records(["反转召唤的怪兽被一时除外后，不再是反转召唤的怪兽。"], "出场方式")
-    edison = [replace(ocg, id=f"en{i}", source_id="edison", statements=[Statement("flip_summoned", "temp_banish", "kept")])
+    edison = [replace(ocg, id=f"en{i}", source_id="edison", norm=f"Edison ruling {i}",
+                      statements=[Statement("flip_summoned", "temp_banish", "kept", reading="principle")])
               for i in range(3)]
 
     def source(sid, language, url):
@@ -441,7 +442,7 @@ def test_an_ocg_ruling_decides_over_any_ruling_of_another_ruleset():
     [rule] = [r for r in compile_rules([ocg, *edison], other=other) if (r.info_kind, r.event) == pair]
     assert rule.verdict == "lost" and rule.conflicts[0]["record_ids"] == ["en0", "en1", "en2"]
     [counted] = [r for r in compile_rules([ocg, *edison]) if (r.info_kind, r.event) == pair]
-    assert counted.verdict == "kept"  # without rulesets the three rulings outnumber the one
+    assert counted.verdict == "kept"  # without rulesets the three principles outnumber the one
     dated = replace(edison[0], statements=[Statement("flip_summoned", "temp_banish", "kept", dates=("2020-01-01",))])
     [later] = [r for r in compile_rules([ocg, dated], other=other) if (r.info_kind, r.event) == pair]
     assert later.verdict == "lost" and later.conflicts[0]["latest_date"] == "2020-01-01"  # not even a later one

@@ -658,7 +658,7 @@ def test_a_stop_signal_duckdb_turns_into_its_own_error_still_ends_the_run_as_the
         monkeypatch.setattr(stopping, "_signum", signal.SIGTERM)  # what the handler records as it raises
         raise error
 
-    monkeypatch.setattr(cli, "run_build", interrupted)
+    monkeypatch.setattr("pipeline.run.build", interrupted)  # the build command imports it as it runs
     out = CliRunner().invoke(cli.main, ["build", "--db", str(tmp_path / "r.duckdb"),
                                         "--engine-out", str(tmp_path / "e" / "ocg_rules.py")])
     assert out.exit_code == 143 and "Error" not in out.output and out.exception.__class__ is SystemExit
