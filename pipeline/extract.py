@@ -463,7 +463,7 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
     spaCy pipeline (batched) over the sentences of the records
     :func:`needs_matching` picks. Returns per record its sentences' (doc,
     canonical text, struck through) for statement resolution (None where no
-    matching was needed). Raises ExtractError naming the block for a record
+    matching was needed; an English list item is matched when its lead-in is). Raises ExtractError naming the block for a record
     over spaCy's length limit."""
     nlp = pipeline_for("zh" if language == "zh" else "en")
     for record in records:  # every record, matched or not: the limit bounds what a page can store
@@ -472,8 +472,12 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
                                source_id=record.source_id,
                                place=f"block {record.block} (section {' / '.join(record.section) or '-'})")
     jobs: list[tuple[int, _Sentence]] = []
+    matched: set[str] = set()
     for i, record in enumerate(records):
-        if needs_matching(record, language):
+        # an English list item is read with its lead-in ("... may not be changed manually:" before
+        # "- in the turn in which the turn player Summoned or Set it."), whatever words it uses
+        if needs_matching(record, language) or (language != "zh" and record.parent_id in matched):
+            matched.add(record.id)
             share = _StruckShare(record.text, record.struck) if record.struck else None
             for a, b in record.sentences or [(0, len(record.text))]:
                 norm = canonical_text(record.text[a:b], language, script, region)

@@ -8,7 +8,8 @@ data: the word forms are listed in the schema) finds the *features* of a
 sentence: its polarity (``CAN`` or ``CANNOT``: "may not", "is not allowed
 to", "prevents", ...; the first one the sentence says, longest first),
 flags (``ONLY``: "only", "restricted to", "outside"; ``ONCE``: "once per
-turn", "only once each turn", "twice"), actions (a manual battle position
+turn", "only once each turn"; ``MORE_THAN_ONCE``: "twice", "a second
+time", which states the once-per-turn rules only when denied), actions (a manual battle position
 change, active or passive, a change to Defense Position, a Flip Summon, an
 attack, an attack declaration, the Battle Phase, a replay) and conditions
 (summoned or Set this turn, an attack declared, an earlier change, a change
@@ -19,7 +20,10 @@ in its record, else of its lead-in ("... except in three cases." before
 "2. You cannot change it in Main Phase 2 if ..."); a sentence with no
 polarity takes its lead-in's ("You cannot change a monster's position
 if it:" before "- declared an attack this turn"). A rule is stated when
-the features satisfy one of its ``readings`` (:func:`stated_rules`).
+the features satisfy one of its ``readings`` (:func:`stated_rules`) and no
+``blocks`` entry holds: a claim said to be untrue, a hypothetical ("if it
+could ..., it would ..."), another game format (Speed Duel, Rush Duel) and,
+for the position rules, a Spell or Trap Card with no monster named.
 
 The patterns are strings in the schema (:func:`token_pattern`); nothing of
 the text read here becomes code.
@@ -33,13 +37,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .schema import procedural_grammar, procedural_rules
+from .schema import procedural_blocks, procedural_grammar, procedural_rules
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
 USER_DATA_KEY = "procedural_features"
+_NO_MODAL = "NO_MODAL"
 _WILDCARD = re.compile(r"\*(\d+)$")
 
 
@@ -121,14 +126,24 @@ def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
     longest wins, so "may not" is ``CANNOT``, not ``CAN``); an attack word
     inside a position name ("Attack Position") or a condition ("if the
     monster attacked") is no attack action."""
-    categories = procedural_grammar()["categories"]
+    grammar = procedural_grammar()
+    categories = grammar["categories"]
+    # "attack more than once" holds "attack ... once": a match overlapping one of a feature that overrides it is dropped
+    found = {f: [(s, e) for s, e in where
+                 if not any(a < e and s < b for o in grammar["overridden"].get(f, ()) for a, b in found.get(o, ()))]
+             for f, where in found.items()}
     spans = sorted(((s, e, f) for f in categories["polarity"] for s, e in found.get(f, ())),
                    key=lambda x: (x[0], -(x[1] - x[0])))
     polarity, taken_end = None, -1
     for start, end, feature in spans:
-        if start >= taken_end:
-            polarity = feature
-            break
+        if start < taken_end:
+            continue
+        if feature == _NO_MODAL:
+            # "whether or not", "the player whose turn it is not": a negation that is no modality
+            taken_end = end
+            continue
+        polarity = feature
+        break
     names = {f for f, where in found.items() if where and f not in categories["polarity"]}
     # "Attack Position" names no attack; in "if it declared an attack" the attack is a condition, not the action.
     positions, conditions = found.get("POSITION_NAME", ()), found.get("ATTACKED", ())
@@ -145,7 +160,7 @@ def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
 def _satisfies(reading: Mapping, own: frozenset[str], near: frozenset[str], polarity: str | None) -> bool:
     if "polarity" in reading and reading["polarity"] != polarity:
         return False
-    return (all(f in own for f in reading["all"])
+    return (all(f in own for f in reading.get("all", ()))
             and all(f in near for f in reading.get("near", ()))
             and (not reading.get("any") or any(f in own for f in reading["any"]))
             and not any(f in own for f in reading.get("none", ())))
@@ -174,5 +189,8 @@ def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in:
         own |= {polarity, *lead_in.actions}
     own_f = frozenset(own)
     near = own_f | context
+    # a negated or hypothetical claim, another game format, a Spell/Trap Card's position: not these rules
+    blocked = [b["rules"] for b in procedural_blocks() if _satisfies(b["when"], frozenset(sentence.names), near, None)]
     return [rule_id for rule_id, rule in procedural_rules().items()
-            if any(_satisfies(r, own_f, near, polarity) for r in rule["readings"])]
+            if not any(rule_id.startswith(prefix) for prefix in blocked)
+            and any(_satisfies(r, own_f, near, polarity) for r in rule["readings"])]

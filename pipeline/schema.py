@@ -497,7 +497,8 @@ def rulesets() -> dict:
 @lru_cache(maxsize=1)
 def procedural_grammar() -> dict:
     """``schema/procedural_rules.json`` without its rules: ``triggers``
-    (words a record needs before it is read), ``categories``, ``words``
+    (words a record needs before it is read), ``categories``, ``overridden``
+    (feature -> features whose overlapping match drops its match), ``words``
     (word groups) and ``patterns`` (feature -> token patterns written as
     strings, :mod:`pipeline.procedural`). Every upper-case name a pattern
     uses is a word group, every feature a category lists has patterns."""
@@ -518,7 +519,11 @@ def procedural_grammar() -> dict:
     for name in ("polarity", "flags", "actions"):
         for feature in check.words(categories, name, "categories"):
             check.member(f"categories.{name}", feature, patterns, "a feature with patterns")
-    return {key: data[key] for key in ("triggers", "categories", "words", "patterns")}
+    for feature, others in check.get(data, "overridden", dict).items():
+        check.member("overridden", feature, patterns, "a feature with patterns")
+        for other in check.words(data["overridden"], feature, "overridden"):
+            check.member(f"overridden.{feature}", other, patterns, "a feature with patterns")
+    return {key: data[key] for key in ("triggers", "categories", "overridden", "words", "patterns")}
 
 
 @lru_cache(maxsize=1)
@@ -555,6 +560,32 @@ def procedural_rules() -> dict[str, dict]:
                              procedural_grammar()["categories"]["polarity"], "a polarity")
         rules[rule_id] = rule
     return rules
+
+
+@lru_cache(maxsize=1)
+def procedural_blocks() -> list[dict]:
+    """``schema/procedural_rules.json``'s ``blocks``: ``[{"rules": id prefix
+    ('' for every rule), "when": a reading without polarity}]``; a sentence
+    satisfying ``when`` states none of those rules (a negated claim, a
+    hypothetical, another game format, a Spell or Trap Card's position).
+    Every feature ``when`` names has patterns; a prefix matches a rule id."""
+    data = _json("procedural_rules.json")
+    check = _Checker("procedural_rules.json")
+    features, ids = procedural_grammar()["patterns"], procedural_rules()
+    blocks = check.get(data, "blocks", list)
+    for i, block in enumerate(blocks):
+        where = f"blocks[{i}]"
+        if not isinstance(block, dict) or not isinstance(block.get("when"), dict):
+            check.fail(where, "must be an object with a 'when' object")
+        prefix = check.get(block, "rules", str, where)
+        if not any(rule_id.startswith(prefix) for rule_id in ids):
+            check.fail(f"{where}.rules", f"{prefix!r} starts no rule id")
+        for key in ("all", "any", "none", "near"):
+            for feature in block["when"].get(key, ()):
+                check.member(f"{where}.when.{key}", feature, features, "a feature with patterns")
+        if not any(block["when"].get(key) for key in ("all", "any", "near")):
+            check.fail(f"{where}.when", "names no feature it needs")
+    return blocks
 
 
 # --------------------------------------------------------------------------- markers.json

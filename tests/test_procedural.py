@@ -23,7 +23,8 @@ from pipeline.schema import info_kinds, procedural_rules
 
 CASES = Path(__file__).parent / "cases" / "procedural"
 BUNDLED = Path(__file__).parent.parent / "corpus"
-REWRITES = {"a": ("000-rewrite-a.txt", "003-rewrite-a.txt"), "b": ("000-rewrite-b.txt", "003-rewrite-b.txt")}
+REWRITES = {"a": ("000-rewrite-a.txt", "003-rewrite-a.txt"), "b": ("000-rewrite-b.txt", "003-rewrite-b.txt"),
+            "c": ("000-rewrite-c.txt", "003-rewrite-c.txt")}  # c: "switch it by hand", list items with no trigger word
 
 
 def _source(fmt: str = "text") -> Source:
@@ -93,6 +94,22 @@ def test_list_item_completes_its_lead_in():
     text = "Rules\n\nA monster's battle position cannot be changed manually if it:\n- attacked this turn.\n"
     assert list(_rules_of(text)) == ["position.not_after_attack_declared"]
     assert _rules_of("Rules\n\nThings to remember:\n- attacked this turn.\n") == {}
+
+
+@pytest.mark.parametrize("lead_in, item, expected", [
+    ("There are three cases in which a monster's battle position may not be changed manually:",
+     "in the turn in which the turn player Summoned or Set it.", "position.not_if_summoned_or_set_this_turn"),
+    ("Three situations rule out switching a monster by hand:",
+     "The turn player brought the monster to the field that turn by Summoning it or Setting it.",
+     "position.not_if_summoned_or_set_this_turn"),
+    ("You may not switch a monster's position yourself:", "in the same turn it was Set.",
+     "position.not_if_summoned_or_set_this_turn"),
+    ("A monster's battle position cannot be changed by hand if:", "it was already switched once that turn.",
+     "position.once_per_turn"),
+])
+def test_list_item_without_trigger_word_read_with_its_lead_in(lead_in, item, expected):
+    assert list(_rules_of(f"Rules\n\n{lead_in}\n- {item}\n")) == [expected]
+    assert _rules_of(f"Rules\n\nThings to remember:\n- {item}\n") == {}
 
 
 def test_pdf_text_paragraphs_and_items():
