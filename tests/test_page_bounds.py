@@ -236,6 +236,7 @@ main(["build", "--corpus", {corpus!r}, "--db", {db!r}, "--engine-out", {engine!r
 """
 
 
+@pytest.mark.slow  # whole builds and refreshes killed or timed out: make test-slow, CI
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_sigterm_stops_a_build_whose_worker_is_stuck(tmp_path, workers):
     """The worker ignores SIGTERM and never returns: the build kills it,
@@ -320,6 +321,7 @@ def _fetched_corpus(tmp_path: Path, url: str) -> Path:
     ({"timeout": 1.5}, "reading the page took over 1.5 s, over the limit (--page-timeout); its worker process was "
                        "ended"),
 ], ids=["run deadline", "page timeout"])
+@pytest.mark.slow  # whole builds and refreshes killed or timed out: make test-slow, CI
 def test_a_refresh_bounds_reading_pages_and_stores_what_was_done(tmp_path, monkeypatch, server, bound, message):
     corpus = _fetched_corpus(tmp_path, server)
     db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"

@@ -468,6 +468,7 @@ def run_build(corpus: Path, db: Path, engine: Path, script: str | None = None, *
                             cwd=Path(__file__).resolve().parent.parent)
 
 
+@pytest.mark.slow  # a real build signalled at many points: make test-slow, CI
 @pytest.mark.parametrize("point", POINTS)
 def test_sigterm_at_any_point_of_a_build_leaves_no_temporary_file(previous, point):
     corpus, db, engine, fingerprint, module = previous
@@ -482,6 +483,7 @@ def test_sigterm_at_any_point_of_a_build_leaves_no_temporary_file(previous, poin
         assert (db_fingerprint(db), engine.read_bytes()) == (fingerprint, module)
 
 
+@pytest.mark.slow  # a real build signalled at many points: make test-slow, CI
 @pytest.mark.parametrize("delays", [(0.4, 0.9, 1.4), (0.7, 1.2, 2.0), (0.9, 2.5, 3.5)])
 def test_sigterm_timed_across_a_build_leaves_no_temporary_file(previous, delays):
     """No hook: the real command, one SIGTERM at each delay, then two in quick succession."""

@@ -215,6 +215,7 @@ def test_the_word_break_check_finds_a_broken_word(site, browser):
     assert broken == ["conditional", "2026-05-30"]
 
 
+@pytest.mark.slow  # every page at two widths in a browser: make test-slow, CI
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_horizontal_scrollbar_no_broken_word_and_nothing_from_the_network(site, browser, width):
     out, _, _ = site
