@@ -33,7 +33,7 @@ from .cards import CardLink, card_index, card_name_key, card_names
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
-from .database import (SCHEMA_VERSION, STORAGE_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
+from .database import (SCHEMA_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
                        open_database, unreadable)
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
@@ -446,9 +446,7 @@ class DatabaseWriter:
             self._batch = RowBatch(self._workdir)
             # One thread: the build's workers have the other cores. What DuckDB spills goes in the work folder.
             self.con = connect(self.tmp, config={"memory_limit": memory_limit, "threads": 1,
-                                                 "temp_directory": str(self._workdir / "spill"),
-                                                 # older DuckDB releases read the file (database.STORAGE_VERSION)
-                                                 "storage_compatibility_version": STORAGE_VERSION})
+                                                 "temp_directory": str(self._workdir / "spill")})
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
 
