@@ -843,7 +843,7 @@ def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> Non
 
 
 def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
-    from .records import excerpt
+    from .records import change_words, excerpt
 
     with closing(queries.connect(db_path)) as con:
         since, rows = queries.list_rule_changes(con, since)
@@ -855,9 +855,7 @@ def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
         if row["run_id"] != run:
             run = row["run_id"]
             _echo(f"run {run} ({row['started_at']})")
-        what = {"verdict": f"{row['old_verdict']} -> {row['new_verdict']}",
-                "disputed": f"{row['new_verdict']}, disputed by newer rulings",
-                "settled": f"{row['new_verdict']}, no longer disputed"}[row["change"]]
+        what = change_words(row["change"], row["old_verdict"], row["new_verdict"])
         case = f" in case {row['case_id']}" if row["case_id"] else ""
         _echo(f"  {row['change']:<8} {row['info_kind']} on {row['event']}{case}: {what}")
         for ruling in row["rulings"]:

@@ -42,7 +42,7 @@ from functools import lru_cache
 
 from .corpus import Source
 from .errors import CompileError
-from .records import Record, Statement, compile_view
+from .records import Record, Statement, change_words, compile_view
 from .schema import (channel_labels, events, info_kinds, procedural_rules, retention_terms, rule_policy, rulesets,
                      statement_verdicts)
 
@@ -555,9 +555,7 @@ class RuleChange:
 
     def describe(self) -> str:
         """One line for people: ``summon_materials/face_down: lost -> kept (r1, r2)``."""
-        what = {"verdict": f"{self.old_verdict} -> {self.new_verdict}",
-                "disputed": f"{self.new_verdict}, disputed by newer rulings",
-                "settled": f"{self.new_verdict}, no longer disputed"}[self.change]
+        what = change_words(self.change, self.old_verdict, self.new_verdict)
         ids = f" ({', '.join(self.record_ids[:MAX_CHANGE_IDS])}{', …' if len(self.record_ids) > MAX_CHANGE_IDS else ''})"
         case = f" in case {self.case_id}" if self.case_id else ""
         return f"{self.info_kind}/{self.event}{case}: {what}{ids if self.record_ids else ''}"

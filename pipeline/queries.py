@@ -370,16 +370,23 @@ def _page_records(con: duckdb.DuckDBPyConnection, source: str) -> list[dict]:
 
 # --------------------------------------------------------------------------- the change log
 
+def _since(con: duckdb.DuckDBPyConnection, since: int | None) -> int:
+    """The run after which changes are listed: ``since``, or by default the
+    one before the latest run. UsageError for a run that does not exist."""
+    last = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
+    if since is None:
+        return max(0, last - 1)
+    if not 0 <= since <= last:
+        raise UsageError(f"no run {since}: the runs are 1 to {last} (0 lists every change)", place="--since")
+    return since
+
+
 def list_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) -> tuple[int, list[dict]]:
     """Record changes made by the runs after run ``since`` (default: the
     latest run's changes), oldest run first; returns (since, rows of
     run_id, started_at, change, record_id, source_id, section_path,
     status, text). UsageError for a run that does not exist."""
-    last = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
-    if since is None:
-        since = max(0, last - 1)
-    elif not 0 <= since <= last:
-        raise UsageError(f"no run {since}: the runs are 1 to {last} (0 lists every change)", place="--since")
+    since = _since(con, since)
     if not _has_table(con, "record_changes"):
         return since, []
     return since, _dicts(con, """
@@ -398,11 +405,7 @@ def list_rule_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) 
     ``case_id`` (``""``: the rule itself), ``change`` (verdict | disputed | settled), ``old_verdict``,
     ``new_verdict``, ``record_ids``, ``rulings``: ``[{"record_id",
     "source_id", "dates", "text"}]``). UsageError for a run that does not exist."""
-    last = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
-    if since is None:
-        since = max(0, last - 1)
-    elif not 0 <= since <= last:
-        raise UsageError(f"no run {since}: the runs are 1 to {last} (0 lists every change)", place="--since")
+    since = _since(con, since)
     if not _has_table(con, "rule_changes"):
         return since, []
     rows = _dicts(con, """

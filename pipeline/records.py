@@ -142,6 +142,13 @@ class Record:
         self.statements.append(statement)
 
 
+def change_words(change: str, old_verdict: str | None, new_verdict: str) -> str:
+    """A rule change in words: ``lost -> kept``, ``kept, disputed by newer rulings``, ``kept, no longer disputed``."""
+    return {"verdict": f"{old_verdict} -> {new_verdict}",
+            "disputed": f"{new_verdict}, disputed by newer rulings",
+            "settled": f"{new_verdict}, no longer disputed"}[change]
+
+
 EXCERPT_CHARS = 240  # the longest ruling text the engine carries; `rulings show ID` has the whole
 
 
