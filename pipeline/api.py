@@ -44,12 +44,16 @@ __all__ = ["Card", "Rulings"]
 
 @dataclass(frozen=True)
 class Card:
-    """A card as :meth:`Rulings.card` finds it: its passcode and its names
-    by language (``en``, ``ja``, ``zh-CN``, ``zh-TW``, ``ko``,
-    ``zh-community``; a language without a name is left out)."""
+    """A card as :meth:`Rulings.card` finds it: its main passcode (None
+    for a card without one: Slifer the Sky Dragon), its names by language
+    (``en``, ``ja``, ``zh-CN``, ``zh-TW``, ``ko``, ``zh-community``; a
+    language without a name is left out), its Konami id and all its
+    passcodes (main first: Dark Magician's 46986414, 36996508)."""
 
-    passcode: int
+    passcode: int | None
     names: dict[str, str] = field(hash=False)
+    konami_id: int | None = None
+    passcodes: tuple[int, ...] = ()
 
     @property
     def name(self) -> str:
@@ -102,12 +106,13 @@ class Rulings:
     # ------------------------------------------------------------------ cards
 
     def card(self, name: str | int) -> Card:
-        """The card ``name`` names: a passcode, or a name in any language
-        or Chinese script, exact or folded (case, width, script). UsageError
+        """The card ``name`` names: a passcode (or the Konami id of a card
+        without one), or a name in any language or Chinese script, exact or
+        folded (case, width, script, spaces, hyphens, & = and). UsageError
         with "did you mean" names when no card matches."""
         with self._cursor() as con:
-            passcode, names = queries.find_card(con, str(name))
-        return Card(passcode, names)
+            found = queries.find_card(con, str(name))
+        return Card(found.passcode, found.names, found.konami_id, found.passcodes)
 
     def rulings(self, card: Card | str | int, limit: int | None = None) -> list[dict]:
         """The current rulings that mention ``card`` (a :class:`Card`, or
@@ -115,10 +120,10 @@ class Rulings:
         ``{"record_id", "source_id", "section", "status", "text", "how"
         (linked | key | english_text), "dates" (ISO), "faq_ids"}``, the
         ``rulings`` of ``rulings card NAME --json``."""
-        if not isinstance(card, Card):
-            card = self.card(card)
+        if not isinstance(card, Card) or card.konami_id is None:  # a Card made by hand: look its passcode up
+            card = self.card(card.passcode if isinstance(card, Card) else card)
         with self._cursor() as con:
-            found = queries.card_rulings(con, card.passcode, card.names)
+            found = queries.card_rulings(con, queries.FoundCard(card.konami_id, card.passcodes, card.names))
         return found[:limit] if limit else found
 
     # ------------------------------------------------------------------ records and history

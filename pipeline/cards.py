@@ -1,17 +1,27 @@
-"""Card mentions -> passcodes, from ``corpus/data/card-names.tsv`` and
-``corpus/data/community-names-zh.tsv``.
+"""Card mentions -> cards, from ``corpus/data/card-names.tsv.gz``.
 
-The official table (derived from yaml-yugi) has one row per card with
-``password`` (the passcode), ``en``, ``ja``, ``zh-CN``, ``zh-TW`` and ``ko``
-names; the community table (yaml-yugi-zh, OurOCG) gives the Simplified name
-most Chinese pages write (旋风 for the official 气旋). A mention is linked by
-its exact official name in either Chinese script or English, then its exact
-community name, then by a normalized key (:func:`pipeline.chinese.name_key`:
-Simplified script, NFKC width folding, ☆ -> ★, spaces dropped, regional
-terms folded) of an official, then of a community name. The link says which
-(``name_source`` official or community, ``linked_by`` exact or key). Names
-that match nothing stay unlinked and visible; a key shared by two different
-passcodes is ambiguous and never used.
+The table (derived from the card-text data set: YAML Yugi's cards with the
+OurOCG names of yaml-yugi-zh, see ``corpus/data/SOURCES.md``) has one row per
+(``konami_id``, ``password``) with ``en``, ``ja``, ``zh-CN``, ``zh-TW``,
+``ko`` and ``zh-community`` names. A card is one Konami id: its passcodes
+(Dark Magician has 46986414 and the alternate artwork 36996508; Slifer the
+Sky Dragon has none) and the names of all its rows. Its main passcode
+(:attr:`Card.passcode`) is the one the community database lists, else the
+lowest. The 57 rows with neither a Konami id nor a passcode (cards too new
+for the official database) are no card one can link to.
+
+A mention is linked by its exact official name in either Chinese script or
+English, then its exact community name, then by a normalized key
+(:func:`pipeline.chinese.name_key`: Simplified script, NFKC width folding,
+☆ -> ★, spaces dropped, regional terms folded) of an official, then of a
+community name, then by a loose key (:func:`loose_key`: separators, quotes
+and the particles 之/的/の dropped) of any Chinese or Japanese name, then by
+a ranked fuzzy match (:mod:`rapidfuzz`, :data:`FUZZY_MIN` and
+:data:`FUZZY_MARGIN`). The link says which (``name_source`` official or
+community, ``linked_by`` exact, key, loose or fuzzy). Names that match
+nothing stay unlinked and visible; a key shared by two different cards is
+ambiguous and never used, and so is a fuzzy match another card comes close
+to.
 
 An archetype (``「女武神」怪兽``, ``「冰结界」S怪兽``) is no card:
 :meth:`CardIndex.is_archetype` says whether a quoted name starts the names
@@ -22,8 +32,9 @@ from __future__ import annotations
 
 import bisect
 import csv
+import gzip
+import io
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -31,75 +42,162 @@ from pathlib import Path
 from .chinese import match_key, name_key
 from .paths import BUNDLED_CORPUS
 
-CARD_NAMES = BUNDLED_CORPUS / "data" / "card-names.tsv"
-COMMUNITY_NAMES = BUNDLED_CORPUS / "data" / "community-names-zh.tsv"
+CARD_NAMES = BUNDLED_CORPUS / "data" / "card-names.tsv.gz"
 
+# the languages of a card's names, in the order cards and reports list them
+NAME_LANGUAGES = ("en", "ja", "zh-CN", "zh-TW", "ko", "zh-community")
+OFFICIAL_ZH = ("zh-CN", "zh-TW")
+
+# A fuzzy link (rapidfuzz's normalized Indel similarity of two loose keys, 0-100) needs this score ...
+FUZZY_MIN = 88.0
+# ... this lead over the best name of any other card ...
+FUZZY_MARGIN = 8.0
+# ... and a loose key this long (short names are too easily near another card's).
+FUZZY_MIN_LENGTH = 5
 
 _RUBY = re.compile(r"<rt>.*?</rt>|<rp>.*?</rp>|</?ruby>", re.S)
+# dropped by loose_key: separators, quotes and brackets names write or leave out
+_LOOSE_DROP = re.compile("[·\\-=_:：,，.。!！?？'’‘\"“”「」『』()（）〈〉《》\\[\\]×☆★]")
+_PARTICLES = re.compile("[之的の]")
 
 
 def read_names(path: Path) -> list[dict[str, str]]:
-    """Rows of a name table: tab-separated, a field holding quotes written the
-    CSV way (quoted, inner quotes doubled: Maxx "C"); ruby markup in a name
-    (``<ruby>DD<rt>디디</rt></ruby>``) kept as its base text only."""
-    with path.open(encoding="utf-8", newline="") as fh:
-        return [{k: _RUBY.sub("", v) if isinstance(v, str) and "<" in v else v for k, v in row.items()}
-                for row in csv.DictReader(fh, delimiter="\t")]
+    """Rows of a name table (``.gz``: gzip-compressed): tab-separated, a
+    field holding quotes written the CSV way (quoted, inner quotes
+    doubled: Maxx "C"); ruby markup in a name (``<ruby>DD<rt>디디</rt></ruby>``)
+    kept as its base text only."""
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    fh = io.StringIO(raw.decode("utf-8"), newline="")
+    return [{k: _RUBY.sub("", v) if isinstance(v, str) and "<" in v else v for k, v in row.items()}
+            for row in csv.DictReader(fh, delimiter="\t")]
+
+
+def loose_key(key: str) -> str:
+    """A looser key of a :func:`~pipeline.chinese.name_key`: separators,
+    quotes, hyphens and brackets dropped, the particles 之, 的 and の
+    dropped, ``&`` -> ``and``, ``xyz`` -> ``x`` (name_key writes 超量 as
+    ``x``): ``白銀の迷宮城`` and ``白银之迷宫城``, ``奇妙・超量`` and
+    ``奇妙超量``, ``blueeyeswhitedragon`` and ``blue-eyeswhitedragon`` share
+    one."""
+    return _PARTICLES.sub("", _LOOSE_DROP.sub("", key.replace("&", "and"))).replace("xyz", "x")
+
+
+@dataclass(frozen=True)
+class CardEntry:
+    """A card of the name table: its Konami id, passcodes (main first) and
+    names by language (:data:`NAME_LANGUAGES`; a language without a name is
+    left out), plus every other name its rows give (``also``)."""
+    konami_id: int
+    passcodes: tuple[int, ...]
+    names: dict[str, str]
+    also: tuple[tuple[str, str], ...] = ()  # (language, name) of another row of the card
+
+    @property
+    def passcode(self) -> int | None:
+        return self.passcodes[0] if self.passcodes else None
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value else None
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=2)
+def card_entries(path: Path = CARD_NAMES) -> dict[int, CardEntry]:
+    """Every card of the name table at ``path`` by Konami id (rows without
+    one left out). The main passcode comes first: the one whose row has a
+    community name, else the lowest; the card's names are that row's, a
+    language it lacks filled from the other rows."""
+    rows: dict[int, list[dict[str, str]]] = {}
+    for row in read_names(path):
+        kid = _int(row.get("konami_id"))
+        if kid is not None:
+            rows.setdefault(kid, []).append(row)
+    out = {}
+    for kid, its in rows.items():
+        its.sort(key=lambda r: (not r.get("zh-community"), _int(r.get("password")) is None,
+                                _int(r.get("password")) or 0))
+        names: dict[str, str] = {}
+        also: list[tuple[str, str]] = []
+        for row in its:
+            for language in NAME_LANGUAGES:
+                name = (row.get(language) or "").strip()
+                if not name:
+                    continue
+                if language not in names:
+                    names[language] = name
+                elif names[language] != name and (language, name) not in also:
+                    also.append((language, name))
+        passcodes = tuple(p for r in its if (p := _int(r.get("password"))) is not None)
+        out[kid] = CardEntry(kid, passcodes, {k: names[k] for k in NAME_LANGUAGES if k in names}, tuple(also))
+    return out
 
 
 @dataclass(frozen=True)
 class Card:
-    passcode: int
+    konami_id: int
+    passcode: int | None  # the main passcode; None for a card without one
     name_en: str
-    name_zh_cn: str
-    name_zh_tw: str
 
 
 @dataclass(frozen=True)
 class CardLink:
     passcode: int | None
     name_en: str | None
-    linked_by: str | None  # exact | key | None
+    linked_by: str | None  # exact | key | loose | fuzzy | None
     name_source: str | None = None  # official | community | None
+    konami_id: int | None = None
+
+    @property
+    def linked(self) -> bool:
+        return self.konami_id is not None
+
+
+UNLINKED_CARD = CardLink(None, None, None)
 
 
 class CardIndex:
-    """Exact and normalized-key lookups over the official and community names."""
+    """Exact, key, loose-key and fuzzy lookups over the official and
+    community names of every card with a Konami id."""
 
-    def __init__(self, path: Path = CARD_NAMES, community: Path | None = COMMUNITY_NAMES):
+    def __init__(self, path: Path = CARD_NAMES):
         self.exact: dict[str, Card | None] = {}
         self.by_key: dict[str, Card | None] = {}
         self.community_exact: dict[str, Card | None] = {}
         self.community_key: dict[str, Card | None] = {}
+        self.loose: dict[str, Card | None] = {}
         self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
         # Each Chinese name's name_key, kept for card_names' rows (load.card_name_rows): a build
         # makes the index in a helper process, so its name_key cache is not the build process's.
         self.zh_keys: dict[str, str] = {}
-        by_passcode: dict[int, Card] = {}
-        for row in read_names(path):
-            try:
-                passcode = int(row["password"])
-            except (TypeError, ValueError):
-                continue
-            card = Card(passcode, row.get("en") or "", row.get("zh-CN") or "", row.get("zh-TW") or "")
-            by_passcode.setdefault(passcode, card)
-            for name in {card.name_zh_cn, card.name_zh_tw, card.name_en}:
-                if name:
+        names: set[str] = set()
+        for entry in card_entries(path).values():
+            card = Card(entry.konami_id, entry.passcode, entry.names.get("en", ""))
+            its = list(entry.names.items()) + list(entry.also)
+            for language, name in its:
+                if language in OFFICIAL_ZH or language == "en":
                     self._add(self.exact, name, card)
-            for name in {card.name_zh_cn, card.name_zh_tw}:
-                if name:
+                if language in OFFICIAL_ZH:
                     self._add(self.by_key, self._zh_key(name), card)
-            if card.name_en:
-                self._add(self.by_key, match_key(card.name_en), card)
-        names = {c.name_zh_cn for c in by_passcode.values() if c.name_zh_cn}
-        for passcode, name in community_names(community):
-            card = by_passcode.get(passcode)
-            if card is None:
-                continue
-            names.add(name)
-            self._add(self.community_exact, name, card)
-            self._add(self.community_key, self._zh_key(name), card)
+                    if language == "zh-CN":
+                        names.add(name)
+                elif language == "en":
+                    self._add(self.by_key, match_key(name), card)
+                elif language == "zh-community":
+                    names.add(name)
+                    self._add(self.community_exact, name, card)
+                    self._add(self.community_key, self._zh_key(name), card)
+                if language.startswith("zh") or language == "ja":
+                    self._add(self.loose, loose_key(self._zh_key(name)), card)
         self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
+        self._sorted_loose = sorted((k, c.konami_id) for k, c in self.loose.items() if c is not None)
+        # the fuzzy match's choices: every loose key of one card, and that card
+        self.fuzzy_keys = [k for k, c in self.loose.items() if c is not None and len(k) >= 2]
+        self.fuzzy_cards = [self.loose[k] for k in self.fuzzy_keys]
 
     def _zh_key(self, name: str) -> str:
         key = self.zh_keys.get(name)
@@ -120,22 +218,37 @@ class CardIndex:
             i += 1
         return False
 
+    def is_series(self, name: str, minimum: int = 2) -> bool:
+        """Whether the :func:`loose_key` of ``name`` starts the loose keys of
+        at least ``minimum`` different cards' Chinese or Japanese names (a
+        series name: 「被封印」 starts 被封印的右腕, 被封印的左腕...)."""
+        key = loose_key(name_key(name))
+        if not key:
+            return False
+        i = bisect.bisect_left(self._sorted_loose, (key, -1))
+        cards: set[int] = set()
+        while i < len(self._sorted_loose) and self._sorted_loose[i][0].startswith(key):
+            if self._sorted_loose[i][0] != key:
+                cards.add(self._sorted_loose[i][1])
+                if len(cards) >= minimum:
+                    return True
+            i += 1
+        return False
+
     @staticmethod
     def _add(index: dict, key: str, card: Card) -> None:
         known = index.get(key, card)
-        # Two passcodes under one name (alternate artworks share a name) keep the
-        # lowest; two different names colliding on a key make the key ambiguous.
-        if known is None:
+        # The rows of one card (alternate artworks) share its Konami id; two
+        # cards under one key make the key ambiguous.
+        if known is None or not key:
             return
-        if known.passcode != card.passcode and known.name_en != card.name_en:
-            index[key] = None
-        else:
-            index[key] = min(known, card, key=lambda c: c.passcode)
+        index[key] = card if known.konami_id == card.konami_id else None
 
     def link(self, name: str) -> CardLink:
-        """The passcode of ``name``: its exact official, then community name,
-        then the :func:`~pipeline.chinese.name_key` of either; unlinked when
-        none is known or the key is ambiguous."""
+        """The card ``name`` names: its exact official, then community name,
+        then the :func:`~pipeline.chinese.name_key` of either, then the
+        :func:`loose_key` of any Chinese or Japanese name, then a fuzzy
+        match; unlinked when none is known or the match is ambiguous."""
         link = self._links.get(name)
         if link is None:
             link = self._links[name] = self._link(name)
@@ -145,20 +258,69 @@ class CardIndex:
         for index, linked_by, source in ((self.exact, "exact", "official"), (self.community_exact, "exact", "community")):
             card = index.get(name)
             if card is not None:
-                return CardLink(card.passcode, card.name_en, linked_by, source)
+                return _card_link(card, linked_by, source)
         key = name_key(name)
         for index, source in ((self.by_key, "official"), (self.community_key, "community")):
             card = index.get(key)
             if card is not None:
-                return CardLink(card.passcode, card.name_en, "key", source)
-        return CardLink(None, None, None)
+                return _card_link(card, "key", source)
+        loose = loose_key(key)
+        card = self.loose.get(loose)
+        if card is not None:
+            return _card_link(card, "loose", None)
+        card = self.fuzzy(loose)
+        return _card_link(card, "fuzzy", None) if card is not None else UNLINKED_CARD
+
+    def fuzzy(self, loose: str) -> Card | None:
+        """The card whose loose key is nearest ``loose`` (rapidfuzz ratio) when
+        it scores at least :data:`FUZZY_MIN` and leads every other card by
+        :data:`FUZZY_MARGIN`; None otherwise or for a key shorter than
+        :data:`FUZZY_MIN_LENGTH`."""
+        if len(loose) < FUZZY_MIN_LENGTH or loose in self.loose:
+            return None
+        from rapidfuzz import fuzz, process  # only for a name no key finds
+
+        best: Card | None = None
+        best_score = second = 0.0
+        for _, score, i in process.extract(loose, self.fuzzy_keys, scorer=fuzz.ratio, limit=8,
+                                           score_cutoff=FUZZY_MIN - FUZZY_MARGIN):
+            card = self.fuzzy_cards[i]
+            if best is None:
+                best, best_score = card, score
+            elif card.konami_id != best.konami_id:
+                second = max(second, score)
+        if best is None or best_score < FUZZY_MIN or best_score - second < FUZZY_MARGIN:
+            return None
+        return None if any(_adds_words(k, loose) for k in self._keys_of(best)) else best
+
+    def _keys_of(self, card: Card) -> list[str]:
+        """The loose keys of ``card``."""
+        return [k for k, c in zip(self.fuzzy_keys, self.fuzzy_cards) if c.konami_id == card.konami_id]
+
+
+def _adds_words(key: str, query: str) -> bool:
+    """Whether ``query`` is ``key`` with words added: text before it, or a
+    run of two or more characters anywhere (``超未来融合`` is no
+    misspelling of ``未来融合`` nor ``急袭猛禽起翼叛逆猎鹰`` of
+    ``急袭猛禽起翼猎鹰``: they are other cards that build on its name)."""
+    from rapidfuzz.distance import Indel
+
+    ops = Indel.opcodes(key, query)
+    if any(op.tag not in ("equal", "insert") for op in ops):
+        return False
+    inserts = [op for op in ops if op.tag == "insert"]
+    return any(op.dest_end - op.dest_start >= 2 or op.src_start == 0 for op in inserts)
+
+
+def _card_link(card: Card, linked_by: str, source: str | None) -> CardLink:
+    return CardLink(card.passcode, card.name_en or None, linked_by, source, card.konami_id)
 
 
 _index: CardIndex | None = None
 
 
 def card_index() -> CardIndex:
-    """This process's :class:`CardIndex` of the bundled name tables, built on
+    """This process's :class:`CardIndex` of the bundled name table, built on
     first use (about a second) unless :func:`use_card_index` handed it one."""
     global _index
     if _index is None:
@@ -172,50 +334,24 @@ def card_index_built() -> bool:
 
 
 def use_card_index(index: CardIndex) -> None:
-    """Make ``index`` (a :class:`CardIndex` of the bundled tables, built by
+    """Make ``index`` (a :class:`CardIndex` of the bundled table, built by
     another process: :func:`pipeline.run.build`) this process's card index."""
     global _index
     _index = index
 
 
-NAME_LANGUAGES = ("en", "ja", "zh-CN", "zh-TW", "ko")
-
-
 @lru_cache(maxsize=1)
 def card_names() -> dict[int, dict[str, str]]:
-    """Every card's names by passcode: ``{passcode: {"en", "ja", "zh-CN",
-    "zh-TW", "ko", "zh-community"}}`` (a language without a name is left
-    out), from ``corpus/data/card-names.tsv`` and the community table. The
-    lowest passcode of a name shared by alternate artworks carries it too."""
-    names: dict[int, dict[str, str]] = {}
-    for row in read_names(CARD_NAMES):
-        try:
-            passcode = int(row["password"])
-        except (TypeError, ValueError):
-            continue
-        entry = names.setdefault(passcode, {})
-        for language in NAME_LANGUAGES:
-            if row.get(language) and language not in entry:
-                entry[language] = row[language]
-    for passcode, name in community_names(COMMUNITY_NAMES):
-        if passcode in names:
-            names[passcode].setdefault("zh-community", name)
-    return names
+    """The names of every card with a passcode, by each of its passcodes:
+    ``{passcode: {"en", "ja", "zh-CN", "zh-TW", "ko", "zh-community"}}`` (a
+    language without a name is left out), from :func:`card_entries`: an
+    alternate artwork's passcode gives its card's names."""
+    return {p: entry.names for entry in card_entries().values() for p in entry.passcodes}
 
 
-def community_names(path: Path | None) -> Iterator[tuple[int, str]]:
-    """(passcode, community Chinese name) of each usable row of the community
-    table at ``path`` (none when there is no such file)."""
-    if path is None or not path.is_file():
-        return
-    for row in read_names(path):
-        try:
-            passcode = int(row["password"])
-        except (TypeError, ValueError):
-            continue
-        name = (row.get("name_zh_community") or "").strip()
-        if name:
-            yield passcode, name
+def card_loose_key(language: str, name: str) -> str:
+    """The :func:`loose_key` of :func:`card_name_key` (``card_names.loose_key``)."""
+    return loose_key(card_name_key(language, name))
 
 
 def card_name_key(language: str, name: str) -> str:

@@ -934,21 +934,25 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
 
     \b
     NAME in Simplified or Traditional Chinese, Japanese, English or Korean,
-    exact or folded (script, width, case); or the card's passcode:
+    exact or folded (script, width, case, spaces, hyphens, & = and); or
+    one of the card's passcodes (or its Konami id, for a card without one):
       rulings card 月之书        rulings card 月之書
       rulings card "Book of Moon"   rulings card 14087893
-    Rulings found by passcode (linked quotes), by a quote whose key is one of
+    A card with several passcodes (alternate artworks) lists them all.
+    Rulings found by the card (linked quotes), by a quote whose key is one of
     the card's names, or by the English name in English pages (how).
     """
     with closing(queries.connect(db_path)) as con:
-        passcode, names = queries.find_card(con, name)
-        rulings = queries.card_rulings(con, passcode, names)
+        found = queries.find_card(con, name)
+        rulings = queries.card_rulings(con, found)
     shown = rulings[:limit] if limit else rulings
+    names = found.names
     if as_json:
-        _echo_json({"passcode": passcode, "names": names, "count": len(rulings), "rulings": shown})
+        _echo_json({"passcode": found.passcode, "passcodes": list(found.passcodes), "konami_id": found.konami_id,
+                    "names": names, "count": len(rulings), "rulings": shown})
         return
     title = " / ".join(dict.fromkeys(names[k] for k in ("zh-CN", "zh-TW", "ja", "en") if names.get(k)))
-    _echo(f"{title} ({passcode}): {len(rulings)} ruling{'' if len(rulings) == 1 else 's'}")
+    _echo(f"{title} ({_card_ids(found)}): {len(rulings)} ruling{'' if len(rulings) == 1 else 's'}")
     for r in shown:
         status = "" if r["status"] == "current" else f" [{r['status']}]"
         faq = f" FAQ {', '.join(r['faq_ids'])}" if r["faq_ids"] else ""
@@ -956,6 +960,16 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
         _echo(f"      {r['text']}")
     if limit and len(rulings) > limit:
         _echo(f"  ... {len(rulings) - limit} more (--limit)")
+
+
+def _card_ids(found) -> str:
+    """``46986414`` for a card with one passcode; ``46986414; also passcode
+    36996508`` for one with several; ``Konami id 4999, no passcode`` for one without."""
+    if not found.passcodes:
+        return f"Konami id {found.konami_id}, no passcode"
+    others = found.passcodes[1:]
+    also = f"; also passcode{'s' if len(others) > 1 else ''} {', '.join(map(str, others))}" if others else ""
+    return f"{found.passcodes[0]}{also}"
 
 
 # --------------------------------------------------------------------------- simulators

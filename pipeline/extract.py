@@ -543,13 +543,13 @@ def _dates_and_cards(record: Record, language: str, script: str, region: str) ->
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
             norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
-            kind = "term" if is_term else "archetype" if _archetype(text, q.end(), norm_name) else "card"
+            kind = "term" if is_term else "archetype" if _archetype(text, q.end(), norm_name) else _card_kind(name, norm_name)
             record.cards.append(CardMention(name, q.start(1), q.end(1), links.at(q), norm_name, kind))
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)
             norm_name, is_term = _quoted_name(name, script, region) if language == "zh" else _quoted_name(name)
-            if is_term or any(card_index().link(n).passcode is not None for n in (name, norm_name)):
+            if is_term or any(card_index().link(n).linked for n in (name, norm_name)):
                 record.cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), links.at(q),
                                                 norm_name, "term" if is_term else "card",
                                                 quote=q.group(0)[0] + q.group(0)[-1]))
@@ -620,6 +620,20 @@ def _term_quote() -> re.Pattern:
 @lru_cache(maxsize=1)
 def _archetype_suffix() -> re.Pattern:
     return re.compile(alternation(markers()["archetype_suffixes"]))
+
+
+def _card_kind(name: str, norm_name: str) -> str:
+    """The kind of a 「name」 that is neither a term nor an archetype before a
+    kind word: ``token`` for a name ending in a token word (markers.json
+    ``token_suffixes``: 勇者衍生物; a Token is no card), ``archetype`` for a
+    name no card has that starts the names of at least two cards
+    (:meth:`~pipeline.cards.CardIndex.is_series`: 「被封印」), else ``card``."""
+    if norm_name.endswith(tuple(markers()["token_suffixes"])):
+        return "token"
+    index = card_index()
+    if not index.link(name).linked and index.is_series(norm_name):
+        return "archetype"
+    return "card"
 
 
 def _archetype(text: str, end: int, norm_name: str) -> bool:

@@ -29,7 +29,7 @@ import duckdb
 import orjson
 from filelock import FileLock, Timeout
 
-from .cards import CardLink, card_index, card_name_key, card_names
+from .cards import CardLink, card_entries, card_index, card_name_key, loose_key
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
@@ -127,7 +127,7 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
             rows["card_mentions"].append({
                 "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": name_key(norm, "Hans"),
                 "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by,
-                "name_source": link.name_source, "kind": c.kind, "quote": c.quote})
+                "name_source": link.name_source, "kind": c.kind, "quote": c.quote, "konami_id": link.konami_id})
         for st in r.statements:
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
@@ -190,33 +190,43 @@ def _fact_text(value) -> str:
 
 
 @lru_cache(maxsize=1)
-def card_name_rows() -> tuple[tuple[int, str, str, str], ...]:
-    """Rows of ``card_names`` (passcode, language, name, name_key): every
-    name of ``corpus/data/card-names.tsv`` and the community table with its
-    key (:func:`pipeline.cards.card_name_key`; a Chinese name's as the card
-    index computed it). About 83,000 rows: computed once per process."""
+def card_name_rows() -> tuple[tuple[int | None, int, str, str, str, str], ...]:
+    """Rows of ``card_names`` (passcode, konami_id, language, name,
+    name_key, loose_key): every name of every card of ``corpus/data/card-names.tsv.gz``
+    (:func:`pipeline.cards.card_entries`), once per passcode of the card
+    (passcode None for a card without one), with its key
+    (:func:`pipeline.cards.card_name_key`; a Chinese name's as the card
+    index computed it). About 90,000 rows: computed once per process."""
     zh_keys = card_index().zh_keys  # made with the index, in a build's helper process (1 s of OpenCC)
 
     def key(language: str, name: str) -> str:
         known = zh_keys.get(name) if language.startswith("zh") else None
         return known if known is not None else card_name_key(language, name)
 
-    return tuple((passcode, language, name, key(language, name))
-                 for passcode, names in sorted(card_names().items()) for language, name in sorted(names.items()))
+    rows = []
+    for kid, entry in sorted(card_entries().items()):
+        names = sorted(set(entry.names.items()) | set(entry.also))
+        for passcode in sorted(entry.passcodes) or [None]:
+            rows += [(passcode, kid, language, name, k, loose_key(k))
+                     for language, name in names for k in (key(language, name),)]
+    return tuple(rows)
 
 
 def insert_card_names(con: duckdb.DuckDBPyConnection) -> None:
     """Fill ``card_names`` from :func:`card_name_rows`, handed to DuckDB as
-    NumPy columns (a replacement scan: 0.1 s, where NDJSON took 0.8 s)."""
+    NumPy columns (a replacement scan: 0.1 s, where NDJSON took 0.8 s; a
+    missing passcode goes as -1 and is stored as NULL)."""
     import numpy as np  # only a build's final commit needs it
 
     rows = card_name_rows()
-    columns_ = {"passcode": np.array([r[0] for r in rows], dtype=np.int32)}
-    for i, name in enumerate(("language", "name", "name_key"), start=1):
+    columns_ = {"passcode": np.array([-1 if r[0] is None else r[0] for r in rows], dtype=np.int32),
+                "konami_id": np.array([r[1] for r in rows], dtype=np.int32)}
+    for i, name in enumerate(("language", "name", "name_key", "loose_key"), start=2):
         columns_[name] = np.array([r[i] for r in rows], dtype=object)
     con.register("card_name_columns", columns_)
     try:
-        con.execute("INSERT INTO card_names SELECT passcode, language, name, name_key FROM card_name_columns")
+        con.execute("INSERT INTO card_names SELECT nullif(passcode, -1), konami_id, language, name, name_key, loose_key "
+                    "FROM card_name_columns")
     finally:
         con.unregister("card_name_columns")
 

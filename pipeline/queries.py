@@ -13,6 +13,7 @@ import difflib
 import json
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -428,128 +429,144 @@ def list_rule_changes(con: duckdb.DuckDBPyConnection, since: int | None = None) 
 
 # --------------------------------------------------------------------------- cards
 
-def _card_keys(names: dict[str, str]) -> set[str]:
-    from .cards import card_name_key  # OpenCC loads only when a card is looked up
-
-    return {card_name_key(language, name) for language, name in names.items()}
-
-
 def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
                        "AND schema_name = 'main' AND table_name = ?", [table]).fetchone()[0] > 0
 
 
+@dataclass(frozen=True)
+class FoundCard:
+    """A card :func:`find_card` found: its Konami id, its passcodes (the
+    main one first; none for Slifer the Sky Dragon and the other cards
+    without one) and its names by language (``en``, ``ja``, ``zh-CN``,
+    ``zh-TW``, ``ko``, ``zh-community``; a language without a name left out)."""
+    konami_id: int
+    passcodes: tuple[int, ...]
+    names: dict[str, str] = field(hash=False)
+
+    @property
+    def passcode(self) -> int | None:
+        return self.passcodes[0] if self.passcodes else None
+
+
 # the order of a card's names, as cards.card_names gives them
 _NAME_ORDER = ("en", "ja", "zh-CN", "zh-TW", "ko", "zh-community")
+# a card's mentions (how often it is ruled on): ranks cards a name or a fuzzy match finds
+_RULED = "(SELECT konami_id, count(*) AS ruled FROM card_mentions WHERE konami_id IS NOT NULL GROUP BY 1)"
 
 
-def _table_names(con: duckdb.DuckDBPyConnection, passcode: int) -> dict[str, str]:
-    """The names of ``passcode`` in the database's ``card_names`` (language -> name), {} when none."""
-    rows = dict(con.execute("SELECT language, name FROM card_names WHERE passcode = ?", [passcode]).fetchall())
-    return {language: rows[language] for language in _NAME_ORDER if language in rows}
+def _found(con: duckdb.DuckDBPyConnection, konami_id: int) -> FoundCard:
+    """The passcodes (main first: the one the mentions link to) and names of card ``konami_id``."""
+    rows = con.execute("SELECT passcode, language, name FROM card_names WHERE konami_id = ? "
+                       "ORDER BY passcode NULLS LAST, language, name", [konami_id]).fetchall()
+    main = con.execute("SELECT any_value(passcode) FROM card_mentions WHERE konami_id = ?", [konami_id]).fetchone()[0]
+    passcodes = sorted({p for p, _, _ in rows if p is not None}, key=lambda p: (p != main, p))
+    first = passcodes[0] if passcodes else None
+    names: dict[str, str] = {}
+    for passcode, language, name in rows:
+        if passcode == first and language not in names:
+            names[language] = name
+    return FoundCard(konami_id, tuple(passcodes), {k: names[k] for k in _NAME_ORDER if k in names})
 
 
-def find_card(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str, str]]:
-    """The card ``query`` names: a passcode, or a name in any language of
-    ``corpus/data/card-names.tsv`` or the community table (Simplified or
-    Traditional Chinese, Japanese, English, Korean), exact, then by key
-    (script, width, case and regional terms folded). Returns (passcode,
-    names by language). UsageError with the nearest names of the cards the
-    corpus mentions ("did you mean") when nothing matches. Read from the
-    database's ``card_names`` (the name tables are not loaded: a lookup
-    takes milliseconds), or from the tables for a database without it."""
-    if not _has_table(con, "card_names"):  # a database built before card_names existed
-        return _find_card_in_tables(con, query)
+def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
+    """The card ``query`` names: a passcode (or, failing that, a Konami
+    id), or a name in any language of ``corpus/data/card-names.tsv.gz``
+    (Simplified or Traditional Chinese, the community names, Japanese,
+    English, Korean): exact, then case-folded, then by key (script, width,
+    case and regional terms folded), then by loose key (spaces, hyphens,
+    quotes and particles dropped, ``&`` = ``and``: "blue eyes white
+    dragon"). A name several cards share finds the one most mentions link
+    to. UsageError with the likeliest names (:func:`_did_you_mean`) when
+    nothing matches. Read from the database's ``card_names`` (milliseconds)."""
+    from .cards import card_loose_key
     from .chinese import match_key
 
     text = query.strip()
     if text.isdigit():
-        names = _table_names(con, int(text))
-        if names:
-            return int(text), names
+        for column in ("passcode", "konami_id"):
+            found = _most_ruled(con, f"{column} = ?", int(text))
+            if found is not None:
+                return _found(con, found)
         raise UsageError(f"no card with passcode {text}", place="NAME")
     for where in ("name = ?", "lower(name) = lower(?)"):
         found = _most_ruled(con, where, text)
         if found is not None:
-            return found, _table_names(con, found)
+            return _found(con, found)
     from .chinese import name_key  # OpenCC: only for a name not found as written
 
     keys = sorted({name_key(text), match_key(text)} - {""})
     found = _most_ruled(con, "list_contains(?, name_key)", keys)
+    if found is None:
+        loose = sorted({card_loose_key("zh", text), card_loose_key("en", text)} - {""})
+        found = _most_ruled(con, "list_contains(?, loose_key)", loose)
     if found is not None:
-        return found, _table_names(con, found)
-    candidates = dict(con.execute(
-        "SELECT n.name, min(n.passcode) FROM card_names n WHERE n.passcode IN "
-        "(SELECT passcode FROM card_mentions WHERE passcode IS NOT NULL) GROUP BY n.name").fetchall())
-    raise UsageError(f"no card named {text!r}{_did_you_mean(text, candidates)}", place="NAME")
+        return _found(con, found)
+    raise UsageError(f"no card named {text!r}{_did_you_mean(con, text)}", place="NAME")
 
 
 def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None:
-    """Of the passcodes whose ``card_names`` rows match ``where`` (one ``?``
-    for ``value``), the one the most card mentions link to, then the lowest:
-    a name two passcodes share (an alternate artwork: Dark Magician's
-    36996508 and 46986414) finds the one its rulings are linked to."""
+    """Of the cards whose ``card_names`` rows match ``where`` (one ``?``
+    for ``value``), the Konami id most card mentions link to, then the lowest."""
     row = con.execute(f"""
-        SELECT n.passcode FROM (SELECT DISTINCT passcode FROM card_names WHERE {where}) n
-        LEFT JOIN card_mentions m USING (passcode)
-        GROUP BY n.passcode ORDER BY count(m.passcode) DESC, n.passcode LIMIT 1""", [value]).fetchone()
+        SELECT n.konami_id FROM (SELECT DISTINCT konami_id FROM card_names WHERE {where}) n
+        LEFT JOIN {_RULED} m USING (konami_id)
+        ORDER BY coalesce(m.ruled, 0) DESC, n.konami_id LIMIT 1""", [value]).fetchone()
     return row[0] if row else None
 
 
-def _did_you_mean(text: str, candidates: dict[str, int]) -> str:
-    """`` (did you mean 'A', 'B'?)`` from the names of ``candidates``: names
-    holding the query (a partial name: "ash blossom"), shortest first, then
-    near spellings; "" when none."""
-    from .chinese import match_key
+# did-you-mean: at most this many names, each scoring at least DID_YOU_MEAN_MIN (0-100)
+DID_YOU_MEAN = 3
+DID_YOU_MEAN_MIN = 60.0
 
-    folded = match_key(text)
-    hint = sorted((n for n in candidates if folded and folded in match_key(n)), key=len)[:3]
-    hint = hint or difflib.get_close_matches(text, list(candidates), n=3, cutoff=0.5)
+
+def _did_you_mean(con: duckdb.DuckDBPyConnection, text: str) -> str:
+    """`` (did you mean 'A', 'B'?)``: the names of the likeliest cards, best
+    first; "" when none comes near. A name's score (rapidfuzz, 0-100) is
+    the better of its similarity to the query's loose key and 0.9 times the
+    best match of the query inside it (a partial name: "Ash" in "Ash
+    Blossom & Joyous Spring"); equal scores go to the card the most
+    mentions link to. One name a card: the one nearest the query, in the
+    query's language when it has one there."""
+    from rapidfuzz import fuzz, process
+
+    from .cards import card_loose_key
+
+    query = card_loose_key("en", text)
+    if not query:
+        return ""
+    rows = con.execute(f"""SELECT n.loose_key, n.name, n.konami_id, coalesce(m.ruled, 0)
+        FROM card_names n LEFT JOIN {_RULED} m USING (konami_id) WHERE n.loose_key <> ''""").fetchall()
+    keys = [r[0] for r in rows]
+
+    def score(q: str, key: str, **_) -> float:
+        return max(fuzz.ratio(q, key), 0.9 * fuzz.partial_ratio(q, key))
+
+    best: dict[int, tuple[float, int, str]] = {}
+    for _, points, i in process.extract(query, keys, scorer=score, limit=200, score_cutoff=DID_YOU_MEAN_MIN):
+        _, name, kid, ruled = rows[i]
+        rank = (round(points), ruled, name)
+        if kid not in best or rank[0] > best[kid][0]:
+            best[kid] = rank
+    hint = [name for _, _, name in sorted(best.values(), key=lambda r: (-r[0], -r[1], r[2]))[:DID_YOU_MEAN]]
     return f" (did you mean {', '.join(repr(h) for h in hint)}?)" if hint else ""
 
 
-def _find_card_in_tables(con: duckdb.DuckDBPyConnection, query: str) -> tuple[int, dict[str, str]]:
-    """:func:`find_card` over the name tables of the bundled corpus."""
-    from .cards import card_names
-    from .chinese import match_key, name_key
-
-    names = card_names()
-    text = query.strip()
-    if text.isdigit():
-        if int(text) in names:
-            return int(text), names[int(text)]
-        raise UsageError(f"no card with passcode {text}", place="NAME")
-    for passcode, its in names.items():
-        if text in its.values() or text.lower() in (n.lower() for n in its.values()):
-            return passcode, its
-    keys = sorted({name_key(text), match_key(text)} - {""})
-    found = sorted(p for p, its in names.items() if set(keys) & _card_keys(its))
-    if found and found[0] in names:
-        return found[0], names[found[0]]
-    mentioned = {r[0] for r in con.execute("SELECT DISTINCT passcode FROM card_mentions "
-                                           "WHERE passcode IS NOT NULL").fetchall()}
-    candidates = {n: p for p in mentioned for n in names.get(p, {}).values()}
-    raise UsageError(f"no card named {text!r}{_did_you_mean(text, candidates)}", place="NAME")
-
-
-def card_rulings(con: duckdb.DuckDBPyConnection, passcode: int, names: dict[str, str]) -> list[dict]:
-    """The current rulings that mention the card, newest first: those linked
-    to its passcode, unlinked quotes whose key is one of its names', and the
+def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
+    """The current rulings that mention ``card``, newest first: those linked
+    to it, unlinked quotes whose key is one of its names', and the
     rulings of English pages that write its English name. Each: record_id,
     source_id, section, status, text, dates (ISO, own), faq_ids, how
     (linked | key | english_text)."""
-    if _has_table(con, "card_names"):  # the keys computed at build time
-        keys = sorted(k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE passcode = ?",
-                                                 [passcode]).fetchall())
-    else:
-        keys = sorted(_card_keys(names))
-    english = names.get("en", "")
+    keys = sorted(k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE konami_id = ?",
+                                             [card.konami_id]).fetchall())
+    english = card.names.get("en", "")
     rows = con.execute("""
         WITH hits AS (
-            SELECT record_id, 'linked' AS how FROM card_mentions WHERE passcode = ?
+            SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = ?
             UNION ALL
             SELECT record_id, 'key' FROM card_mentions
-            WHERE passcode IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains(?, match_key)
+            WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains(?, match_key)
             UNION ALL
             SELECT r.record_id, 'english_text' FROM records r JOIN sources s USING (source_id)
             WHERE s.language = 'en' AND ? <> '' AND contains(lower(r.text), lower(?))
@@ -559,7 +576,7 @@ def card_rulings(con: duckdb.DuckDBPyConnection, passcode: int, names: dict[str,
                list(DISTINCT d.faq_id ORDER BY d.faq_id) FILTER (WHERE d.faq_id IS NOT NULL) AS faq_ids
         FROM picked p JOIN records r USING (record_id) LEFT JOIN record_dates d USING (record_id)
         WHERE r.retired_run IS NULL
-        GROUP BY ALL""", [passcode, keys, english, english]).fetchall()
+        GROUP BY ALL""", [card.konami_id, keys, english, english]).fetchall()
     out = [{"record_id": r[0], "source_id": r[1], "section": r[2], "status": r[3], "text": r[4], "how": r[5],
             "dates": [d.isoformat() for d in (r[6] or [])], "faq_ids": list(r[7] or [])} for r in rows]
     return sorted(out, key=lambda x: (x["dates"][-1:] or [""], x["record_id"]), reverse=True)

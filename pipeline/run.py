@@ -205,7 +205,7 @@ def page_rows(records: list[Record], snapshot_hash: str, source: Source, counts:
     and 1 s of the build process's to read them back."""
     rows = record_rows(records, {source.id: snapshot_hash}, 1, {source.id: source})
     counts.update(page_counts(records))  # records, statements, dated records, card mentions: the shrink guard's
-    counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["passcode"] is not None)
+    counts["linked_mentions"] += sum(1 for row in rows["card_mentions"] if row["konami_id"] is not None)
     return {table: json_array(rows[table]) for table in RECORD_TABLES if rows[table]}
 
 

@@ -605,7 +605,8 @@ def markers() -> dict:
     the footnotes' classes, roles and label classes, and the words that
     make a date one the text refers to (``date_reference_before``: 详见,
     参照; ``date_reference_after``: 的), and ``archetype_suffixes`` (the kind
-    words after a 「name」 that make it an archetype: 怪兽, 卡, S怪兽) and
+    words after a 「name」 that make it an archetype: 怪兽, 卡, S怪兽),
+    ``token_suffixes`` (the end of a Token's name: 衍生物; no card) and
     ``term_quote_patterns`` (game terms, not cards, in any quote marks:
     「攻击力·守备力」, 『永续魔法』, “战斗阶段”; matched against the quoted
     name's key, ignoring case)."""
@@ -620,7 +621,7 @@ def markers() -> dict:
     for key in ("tags", "classes", "roles", "keep_classes", "keep_roles"):
         check.words(chrome, key, "chrome")
     for key in ("footnote_classes", "footnote_roles", "footnote_label_classes", "date_reference_before",
-                "date_reference_after", "archetype_suffixes"):
+                "date_reference_after", "archetype_suffixes", "token_suffixes"):
         check.words(data, key)
     for key in ("chrome_line_patterns", "term_quote_patterns"):
         for i, pattern in enumerate(check.words(data, key)):

@@ -94,23 +94,27 @@ CREATE TABLE IF NOT EXISTS card_mentions (
     norm_name    VARCHAR,               -- Simplified script
     match_key    VARCHAR,               -- search key: name_key() of the name (script, width, case, terms folded)
     url          VARCHAR,
-    passcode     INTEGER,               -- NULL when not linked
+    passcode     INTEGER,               -- the card's main passcode; NULL when not linked or the card has none
     name_en      VARCHAR,
-    linked_by    VARCHAR,               -- exact | key | NULL
+    linked_by    VARCHAR,               -- exact | key | loose | fuzzy | NULL
     name_source  VARCHAR,               -- the name that matched: official | community | NULL
     kind         VARCHAR,               -- card | archetype (「女武神」怪兽: a family, never linked to one card) |
-                                        -- term (「攻击力·守备力」: a quoted game term, not a card)
-    quote        VARCHAR                -- the quote marks: 「」 (or “”, 《》 around a known card's name)
+                                        -- term (「攻击力·守备力」: a quoted game term, not a card) |
+                                        -- token (「勇者衍生物」: a Token, which is no card)
+    quote        VARCHAR,               -- the quote marks: 「」 (or “”, 《》 around a known card's name)
+    konami_id    INTEGER                -- the card (official database id); NULL when not linked
 );
 
 -- Every official and community card name with its search key, so plain DuckDB
 -- users can look a name up in any script: WHERE name_key = (SELECT name_key
 -- FROM card_names WHERE name = '月之書'), or join card_mentions on match_key.
 CREATE TABLE IF NOT EXISTS card_names (
-    passcode     INTEGER,
+    passcode     INTEGER,               -- one of the card's passcodes (a row per passcode); NULL when it has none
+    konami_id    INTEGER,               -- the card: one Konami id, all its passcodes
     language     VARCHAR,               -- en | ja | zh-CN | zh-TW | ko | zh-community
     name         VARCHAR,
-    name_key     VARCHAR                -- name_key(): Chinese folded to Simplified, width, case, regional terms
+    name_key     VARCHAR,               -- name_key(): Chinese folded to Simplified, width, case, regional terms
+    loose_key    VARCHAR                -- name_key without separators, hyphens, quotes, 之/的/の; & -> and
 );
 
 CREATE TABLE IF NOT EXISTS statements (
