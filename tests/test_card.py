@@ -63,3 +63,64 @@ def test_unknown_name_says_did_you_mean(built, name, hint):
 def test_unknown_passcode(built):
     run = card(built[1], "99999999999")
     assert run.exit_code == 2 and "no card with passcode" in run.stderr
+
+
+# --------------------------------------------------------------------------- issue 37: cards as cards
+
+# Every card the issue names, by its English, Japanese and Chinese names (official Simplified and
+# Traditional, and the names the Chinese ruling pages write): one card, one Konami id each.
+ISSUE_CARDS = {
+    4999: ["Slifer the Sky Dragon", "オシリスの天空竜", "欧西里斯之天空龙", "奧西里斯天空龍", "奥西里斯之天空龙"],
+    4998: ["Obelisk the Tormentor", "オベリスクの巨神兵", "欧贝利斯克之巨神兵", "歐貝利斯克巨神兵"],
+    5000: ["The Winged Dragon of Ra", "ラーの翼神竜", "拉之翼神龙", "太陽神的翼神龍", "太阳神之翼神龙"],
+    10112: ["Holactie the Creator of Light", "光の創造神 ホルアクティ", "holactie the creator of light"],
+    4041: ["Dark Magician", "ブラック・マジシャン", "黑魔导", "黒魔道士", "黑魔术师", "dark magician"],
+    4837: ["Polymerization", "融合"],
+}
+
+
+@pytest.mark.parametrize("konami_id, name", [(k, n) for k, names in ISSUE_CARDS.items() for n in names])
+def test_every_card_the_issue_names_is_found_by_each_of_its_names(built, konami_id, name):
+    run = card(built[1], name, "--json")
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.stdout)["konami_id"] == konami_id
+
+
+@pytest.mark.parametrize("konami_id, mention, least", [(4999, "奥西里斯之天空龙", 30), (5000, "太阳神之翼神龙", 25),
+                                                       (4998, "欧贝利斯克之巨神兵", 10)])
+def test_the_gods_mentions_are_linked_to_their_konami_id(built, konami_id, mention, least):
+    import duckdb
+
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        linked = con.execute("SELECT count(*), count(DISTINCT konami_id), any_value(passcode) FROM card_mentions "
+                             "WHERE name = ? AND konami_id = ?", [mention, konami_id]).fetchone()
+    assert linked[0] >= least and linked[1:] == (1, None)  # no passcode: the Konami id is the card
+    data = json.loads(card(built[1], mention, "--json").stdout)
+    assert data["passcode"] is None and data["passcodes"] == [] and data["count"] > 0
+
+
+def test_a_card_without_a_passcode_says_so_and_one_with_two_lists_both(built):
+    slifer = card(built[1], "Slifer the Sky Dragon").stdout.splitlines()[0]
+    assert "Slifer the Sky Dragon (Konami id 4999, no passcode)" in slifer
+    magician = card(built[1], "Dark Magician").stdout.splitlines()[0]
+    assert magician.startswith("黑魔导 / 黑魔導 / ブラック・マジシャン / Dark Magician (46986414; also passcode 36996508): ")
+    data = json.loads(card(built[1], 36996508, "--json").stdout)  # the alternate artwork's passcode: the same card
+    assert data["passcodes"] == [46986414, 36996508] and data["konami_id"] == 4041 and data["count"] >= 29
+
+
+@pytest.mark.parametrize("name, english", [
+    ("blue eyes white dragon", "Blue-Eyes White Dragon"), ("BLUE-EYES  WHITE DRAGON", "Blue-Eyes White Dragon"),
+    ("ash blossom and joyous spring", "Ash Blossom & Joyous Spring"), ("Ｂｏｏｋ　ｏｆ　Ｍｏｏｎ", "Book of Moon"),
+    ("maxx c", 'Maxx "C"')])
+def test_names_match_after_case_spacing_hyphens_and_width_are_folded(built, name, english):
+    run = card(built[1], name, "--json")
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.stdout)["names"]["en"] == english
+
+
+@pytest.mark.parametrize("name, first", [("Ash", "Ash Blossom & Joyous Spring"), ("ash blosom", "Ash Blossom & Joyous Spring"),
+                                         ("Holactie", "Holactie the Creator of Light")])
+def test_did_you_mean_lists_the_likeliest_card_first(built, name, first):
+    run = card(built[1], name)
+    assert run.exit_code != 0
+    assert f"(did you mean {first!r}" in run.output, run.output
