@@ -255,10 +255,13 @@ class CardIndex:
         return link
 
     def _link(self, name: str) -> CardLink:
-        for index, linked_by, source in ((self.exact, "exact", "official"), (self.community_exact, "exact", "community")):
-            card = index.get(name)
-            if card is not None:
-                return _card_link(card, linked_by, source)
+        official, community = self.exact.get(name), self.community_exact.get(name)
+        # An official name that is another card's community name is that card's: the ruling pages
+        # write community names (「水龙」 is Water Dragon there, the official 水龙 Aqua Dragon).
+        if official is not None and (community is None or community.konami_id == official.konami_id):
+            return _card_link(official, "exact", "official")
+        if community is not None:
+            return _card_link(community, "exact", "community")
         key = name_key(name)
         for index, source in ((self.by_key, "official"), (self.community_key, "community")):
             card = index.get(key)

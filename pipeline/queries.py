@@ -479,9 +479,6 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
     dragon"). A name several cards share finds the one most mentions link
     to. UsageError with the likeliest names (:func:`_did_you_mean`) when
     nothing matches. Read from the database's ``card_names`` (milliseconds)."""
-    from .cards import card_loose_key
-    from .chinese import match_key
-
     text = query.strip()
     if text.isdigit():
         for column in ("passcode", "konami_id"):
@@ -493,7 +490,8 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
         found = _most_ruled(con, where, text)
         if found is not None:
             return _found(con, found)
-    from .chinese import name_key  # OpenCC: only for a name not found as written
+    from .cards import card_loose_key  # only for a name not found as written
+    from .chinese import match_key, name_key  # OpenCC
 
     keys = sorted({name_key(text), match_key(text)} - {""})
     found = _most_ruled(con, "list_contains(?, name_key)", keys)

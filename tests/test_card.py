@@ -124,3 +124,29 @@ def test_did_you_mean_lists_the_likeliest_card_first(built, name, first):
     run = card(built[1], name)
     assert run.exit_code != 0
     assert f"(did you mean {first!r}" in run.output, run.output
+
+
+@pytest.mark.parametrize("name, english", [("水龙", "Water Dragon"), ("天罚", "Divine Wrath"), ("奇妙超量", "Wonder Xyz"),
+                                           ("白银之迷宫城", "Labrynth Labyrinth"), ("火山烈焰加农炮", "Volcanic Blaze Accelerator")])
+def test_mentions_link_by_community_loose_and_fuzzy_names(name, english):
+    """An official name that is another card's community name is the community card's (the pages
+    write community names); a loose key or a near name links where no exact name does."""
+    from pipeline.cards import card_index
+
+    assert card_index().link(name).name_en == english
+
+
+@pytest.mark.parametrize("name", ["超未来融合", "急袭猛禽-起翼叛逆猎鹰", "希望皇 霍普", "DDD 死伟王 地狱终末神"])
+def test_a_near_name_that_adds_words_or_is_near_two_cards_stays_unlinked(name):
+    from pipeline.cards import card_index
+
+    assert card_index().link(name).konami_id is None
+
+
+def test_tokens_and_unlinked_series_names_are_no_cards(built):
+    import duckdb
+
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        kinds = dict(con.execute("SELECT name, any_value(kind) FROM card_mentions WHERE name IN ('勇者衍生物', '被封印') "
+                                 "GROUP BY 1").fetchall())
+    assert kinds == {"勇者衍生物": "token", "被封印": "archetype"}
