@@ -307,7 +307,7 @@ def build(corpus_dir: Path, db_path: Path, engine_path: Path, max_page_bytes: in
         verdicts = ", ".join(f"{k} {v}" for k, v in summary["rules_by_verdict"].items())
         _echo(f"sources          {result.sources} ({result.pages_ok} built)")
         _echo(f"records          {result.records} ({result.dated_records} dated)")
-        _echo(f"card mentions    {result.card_mentions} ({result.linked_mentions} linked to a passcode)")
+        _echo(f"card mentions    {result.card_mentions} ({result.linked_mentions} linked to a card)")
         _echo(f"statements       {result.statements}")
         _echo(f"rules            {sum(result.rules_by_verdict.values())}: {verdicts}")
         _echo(f"procedural rules {result.procedural_rules}")

@@ -295,11 +295,12 @@ def test_card_names_hold_every_name_with_the_key_card_mentions_use():
 
 
 def test_card_name_rows_key_each_name_as_card_name_key_does():
-    from pipeline.cards import card_name_key
+    from pipeline.cards import card_loose_key, card_name_key
 
-    rows = load.card_name_rows()  # Chinese names take the key the card index computed
-    assert sum(1 for r in rows if r[1].startswith("zh")) > 30000
-    assert [r[3] for r in rows] == [card_name_key(r[1], r[2]) for r in rows]
+    rows = load.card_name_rows()  # (passcode, konami_id, language, name, name_key, loose_key)
+    assert sum(1 for r in rows if r[2].startswith("zh")) > 30000
+    assert [r[4] for r in rows] == [card_name_key(r[2], r[3]) for r in rows]
+    assert [r[5] for r in rows] == [card_loose_key(r[2], r[3]) for r in rows]
 
 
 def test_a_column_added_to_the_ddl_is_caught_when_its_builder_misses_it(monkeypatch):
