@@ -49,11 +49,12 @@ def local_corpus(src: Path, dest: Path, base_url: str) -> int:
     manifest = dest / MANIFEST_NAME
     with manifest.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    for row in rows:
+    sources = [row for row in rows if not (row["id"] or "").lstrip().startswith("#")]  # a comment row is no source
+    for row in sources:
         row["url"], row["fetch"] = f"{base_url}/{row['path']}", "yes"
     with manifest.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t", quoting=csv.QUOTE_NONE,
                                 lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    return len(rows)
+    return len(sources)

@@ -1,0 +1,67 @@
+"""Issue 37: the database a build writes opens in DuckDB 1.x. The build
+loads in DuckDB's own format, then copies the finished database into a file
+of 1.1's storage format (database.write_compatible_copy), which is what is
+renamed into place. Checked with DuckDB 1.1.3 (database.OLDEST_DUCKDB) in a
+throwaway virtualenv this test makes (marked slow): skipped when pip cannot
+get duckdb==1.1.3, unless RULINGS_REQUIRE_OLD_DUCKDB is set (.ci/run sets it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from pipeline.database import OLDEST_DUCKDB, STORAGE_VERSION, columns
+
+# Every table's rows counted, and the rules and card tables' values (lists and structs included) as text.
+QUERY = ("SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in sorted(columns())) + ", "
+         "(SELECT string_agg(info_kind || ' ' || event || ' ' || verdict || ' ' || CAST(record_ids AS VARCHAR) || ' ' "
+         "|| CAST(len(conflicts) AS VARCHAR) || ' ' || CAST(len(cases) AS VARCHAR), '; ' ORDER BY info_kind, event) "
+         "FROM rules), "
+         "(SELECT string_agg(DISTINCT CAST(konami_id AS VARCHAR), ',' ORDER BY CAST(konami_id AS VARCHAR)) "
+         "FROM card_mentions WHERE name IN ('奥西里斯之天空龙', '黑魔术师', '月之书'))")
+
+
+def test_the_header_is_the_storage_version_of_duckdb_1_1(built):
+    with open(built[1], "rb") as fh:
+        head = fh.read(16)
+    assert head[8:12] == b"DUCK" and head[12] == 64  # DuckDB 1.0 and 1.1's storage version
+    assert STORAGE_VERSION == "v1.1.0" and OLDEST_DUCKDB == "1.1.3"
+
+
+def test_no_file_of_the_load_stays_beside_the_database(built):
+    assert sorted(p.name for p in built[1].parent.iterdir() if p.name.startswith(f".{built[1].name}.")) == []
+
+
+@pytest.fixture(scope="module")
+def old_python(tmp_path_factory):
+    """The Python of a throwaway virtualenv with duckdb==OLDEST_DUCKDB."""
+    venv = tmp_path_factory.mktemp("duckdb1") / "venv"
+    made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True)
+    python = venv / "bin" / "python"
+    got = made.returncode == 0 and subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"duckdb=={OLDEST_DUCKDB}"],
+        capture_output=True, text=True, timeout=600).returncode == 0
+    if not got:
+        if os.environ.get("RULINGS_REQUIRE_OLD_DUCKDB"):
+            pytest.fail(f"pip could not install duckdb=={OLDEST_DUCKDB} in a virtualenv")
+        pytest.skip(f"pip cannot get duckdb=={OLDEST_DUCKDB} here")
+    return python
+
+
+@pytest.mark.slow
+def test_duckdb_1_1_reads_the_database_as_duckdb_2_does(built, old_python):
+    code = ("import duckdb, json, sys; con = duckdb.connect(sys.argv[1], read_only=True); "
+            "print(json.dumps([duckdb.__version__, list(con.execute(sys.argv[2]).fetchone())]))")
+    out = subprocess.run([str(old_python), "-c", code, str(built[1]), QUERY], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    version, old_row = json.loads(out.stdout)
+    assert version == OLDEST_DUCKDB
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        new_row = list(con.execute(QUERY).fetchone())
+    assert old_row == new_row and old_row[-2].count(";") > 100 and "4999" in old_row[-1].split(",")  # Slifer: a Konami id, no passcode
