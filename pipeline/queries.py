@@ -506,11 +506,11 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
 def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None:
     """Of the cards whose ``card_names`` rows match ``where`` (one ``?``
     for ``value``), the Konami id most card mentions link to, then the lowest."""
-    row = con.execute(f"""
-        SELECT n.konami_id FROM (SELECT DISTINCT konami_id FROM card_names WHERE {where}) n
-        LEFT JOIN {_RULED} m USING (konami_id)
-        ORDER BY coalesce(m.ruled, 0) DESC, n.konami_id LIMIT 1""", [value]).fetchone()
-    return row[0] if row else None
+    found = [k for (k,) in con.execute(f"SELECT DISTINCT konami_id FROM card_names WHERE {where}", [value]).fetchall()]
+    if len(found) < 2:  # most names and every passcode: one card, nothing to rank
+        return found[0] if found else None
+    return con.execute(f"""SELECT k FROM unnest(?) AS t(k) LEFT JOIN {_RULED} m ON m.konami_id = k
+        ORDER BY coalesce(m.ruled, 0) DESC, k LIMIT 1""", [found]).fetchone()[0]
 
 
 # did-you-mean: at most this many names, each scoring at least DID_YOU_MEAN_MIN (0-100)
@@ -555,28 +555,36 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
     to it, unlinked quotes whose key is one of its names', and the
     rulings of English pages that write its English name. Each: record_id,
     source_id, section, status, text, dates (ISO, own), faq_ids, how
-    (linked | key | english_text)."""
-    keys = sorted(k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE konami_id = ?",
-                                             [card.konami_id]).fetchall())
+    (linked | key | english_text). Two queries: the rulings, then their
+    dates (grouped here: DuckDB's ordered list aggregates cost more than
+    the whole lookup)."""
     english = card.names.get("en", "")
     rows = con.execute("""
         WITH hits AS (
-            SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = ?
+            SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = $kid
             UNION ALL
             SELECT record_id, 'key' FROM card_mentions
-            WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains(?, match_key)
+            WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains(
+                (SELECT list(DISTINCT name_key) FROM card_names WHERE konami_id = $kid), match_key)
             UNION ALL
-            SELECT r.record_id, 'english_text' FROM records r JOIN sources s USING (source_id)
-            WHERE s.language = 'en' AND ? <> '' AND contains(lower(r.text), lower(?))
+            SELECT record_id, 'english_text' FROM records
+            WHERE $en <> '' AND source_id IN (SELECT source_id FROM sources WHERE language = 'en')
+              AND contains(lower(text), lower($en))
         ), picked AS (SELECT record_id, min(how) AS how FROM hits GROUP BY record_id)
-        SELECT r.record_id, r.source_id, r.section_path, r.status, r.text, p.how,
-               list(DISTINCT d.date ORDER BY d.date) FILTER (WHERE d.valid AND d.kind <> 'reference') AS dates,
-               list(DISTINCT d.faq_id ORDER BY d.faq_id) FILTER (WHERE d.faq_id IS NOT NULL) AS faq_ids
-        FROM picked p JOIN records r USING (record_id) LEFT JOIN record_dates d USING (record_id)
-        WHERE r.retired_run IS NULL
-        GROUP BY ALL""", [card.konami_id, keys, english, english]).fetchall()
+        SELECT r.record_id, r.source_id, r.section_path, r.status, r.text, p.how
+        FROM picked p JOIN records r USING (record_id) WHERE r.retired_run IS NULL""",
+                       {"kid": card.konami_id, "en": english}).fetchall()
+    dates: dict[str, set] = {r[0]: set() for r in rows}
+    faq_ids: dict[str, set] = {r[0]: set() for r in rows}
+    for record_id, date, own, faq_id in con.execute(
+            "SELECT record_id, date, valid AND kind <> 'reference', faq_id FROM record_dates "
+            "WHERE record_id IN (SELECT unnest(?))", [list(dates)]).fetchall():
+        if own and date is not None:
+            dates[record_id].add(date)
+        if faq_id is not None:
+            faq_ids[record_id].add(faq_id)
     out = [{"record_id": r[0], "source_id": r[1], "section": r[2], "status": r[3], "text": r[4], "how": r[5],
-            "dates": [d.isoformat() for d in (r[6] or [])], "faq_ids": list(r[7] or [])} for r in rows]
+            "dates": [d.isoformat() for d in sorted(dates[r[0]])], "faq_ids": sorted(faq_ids[r[0]])} for r in rows]
     return sorted(out, key=lambda x: (x["dates"][-1:] or [""], x["record_id"]), reverse=True)
 
 
