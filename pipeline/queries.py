@@ -457,13 +457,14 @@ _RULED = "(SELECT konami_id, count(*) AS ruled FROM card_mentions WHERE konami_i
 
 def _found(con: duckdb.DuckDBPyConnection, konami_id: int) -> FoundCard:
     """The passcodes (main first: the one the mentions link to) and names of card ``konami_id``."""
-    rows = con.execute("SELECT passcode, language, name FROM card_names WHERE konami_id = ? "
-                       "ORDER BY passcode NULLS LAST, language, name", [konami_id]).fetchall()
-    main = con.execute("SELECT any_value(passcode) FROM card_mentions WHERE konami_id = ?", [konami_id]).fetchone()[0]
-    passcodes = sorted({p for p, _, _ in rows if p is not None}, key=lambda p: (p != main, p))
+    rows = con.execute("SELECT passcode, language, name, (SELECT any_value(passcode) FROM card_mentions "
+                       "WHERE konami_id = $kid) FROM card_names WHERE konami_id = $kid "
+                       "ORDER BY passcode NULLS LAST, language, name", {"kid": konami_id}).fetchall()
+    main = rows[0][3] if rows else None
+    passcodes = sorted({r[0] for r in rows if r[0] is not None}, key=lambda p: (p != main, p))
     first = passcodes[0] if passcodes else None
     names: dict[str, str] = {}
-    for passcode, language, name in rows:
+    for passcode, language, name, _ in rows:
         if passcode == first and language not in names:
             names[language] = name
     return FoundCard(konami_id, tuple(passcodes), {k: names[k] for k in _NAME_ORDER if k in names})
