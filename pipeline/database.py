@@ -115,8 +115,9 @@ def write_compatible_copy(source: Path, target: Path, config: dict | None = None
     memory cap and spill folder) and ``COPY FROM DATABASE``, table by
     table in DDL order, rows in their order (one thread). ``source`` is only
     read. duckdb.Error when DuckDB cannot read or write."""
-    con = connect(":memory:", config={**(config or {}), "threads": 1, "enable_progress_bar": False})
+    con = connect(":memory:", config={**(config or {}), "threads": 1})
     try:
+        con.execute("SET enable_progress_bar = false")  # a session option: no bar on the build's terminal
         con.execute(f"ATTACH {_sql_path(source)} AS build_source (READ_ONLY)")
         con.execute(f"ATTACH {_sql_path(target)} AS build_target (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("COPY FROM DATABASE build_source TO build_target")

@@ -477,9 +477,10 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
     English, Korean): exact, then case-folded, then by key (script, width,
     case and regional terms folded), then by loose key (spaces, hyphens,
     quotes and particles dropped, ``&`` = ``and``: "blue eyes white
-    dragon"). A name several cards share finds the one most mentions link
-    to. UsageError with the likeliest names (:func:`_did_you_mean`) when
-    nothing matches. Read from the database's ``card_names`` (milliseconds)."""
+    dragon"), then by a fuzzy match that leaves no doubt (:func:`_confident`:
+    "Ash Blosom & Joyous Spring"). A name several cards share finds the one
+    most mentions link to. UsageError with the likeliest names
+    (:func:`_ranked`, :func:`_did_you_mean`) when nothing matches. Read from the database's ``card_names`` (milliseconds)."""
     text = query.strip()
     if text.isdigit():
         for column in ("passcode", "konami_id"):
@@ -501,7 +502,11 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
         found = _most_ruled(con, "list_contains(?, loose_key)", loose)
     if found is not None:
         return _found(con, found)
-    raise UsageError(f"no card named {text!r}{_did_you_mean(con, text)}", place="NAME")
+    ranked = _ranked(con, text)
+    found = _confident(ranked)
+    if found is not None:
+        return _found(con, found)
+    raise UsageError(f"no card named {text!r}{_did_you_mean(ranked)}", place="NAME")
 
 
 def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None:
@@ -517,37 +522,58 @@ def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None
 # did-you-mean: at most this many names, each scoring at least DID_YOU_MEAN_MIN (0-100)
 DID_YOU_MEAN = 3
 DID_YOU_MEAN_MIN = 60.0
+# a misspelt name finds its card when its similarity is at least this and this much above any other card's
+FUZZY_FIND_MIN = 90.0
+FUZZY_FIND_MARGIN = 5.0
 
 
-def _did_you_mean(con: duckdb.DuckDBPyConnection, text: str) -> str:
-    """`` (did you mean 'A', 'B'?)``: the names of the likeliest cards, best
-    first; "" when none comes near. A name's score (rapidfuzz, 0-100) is
-    the better of its similarity to the query's loose key and 0.9 times the
-    best match of the query inside it (a partial name: "Ash" in "Ash
-    Blossom & Joyous Spring"); equal scores go to the card the most
-    mentions link to. One name a card: the one nearest the query, in the
-    query's language when it has one there."""
+def _ranked(con: duckdb.DuckDBPyConnection, text: str) -> list[tuple[int, float, float, int, str]]:
+    """The cards whose names come near ``text``, likeliest first, one entry
+    a card: (konami_id, score, similarity, mentions, name). The similarity
+    (rapidfuzz ratio, 0-100) is of the loose keys (:func:`pipeline.cards.loose_key`);
+    the score the better of it and 0.9 times the best match of the query
+    inside the name (a partial name: "Ash" in "Ash Blossom & Joyous Spring");
+    equal scores go to the card the most mentions link to (how often it is
+    ruled on). ``name``: the card's name nearest the query."""
     from rapidfuzz import fuzz, process
 
     from .cards import card_loose_key
+    from .chinese import script_counts
 
-    query = card_loose_key("en", text)
+    query = card_loose_key("zh" if sum(script_counts(text)) else "en", text)
     if not query:
-        return ""
+        return []
     rows = con.execute(f"""SELECT n.loose_key, n.name, n.konami_id, coalesce(m.ruled, 0)
         FROM card_names n LEFT JOIN {_RULED} m USING (konami_id) WHERE n.loose_key <> ''""").fetchall()
-    keys = [r[0] for r in rows]
 
     def score(q: str, key: str, **_) -> float:
         return max(fuzz.ratio(q, key), 0.9 * fuzz.partial_ratio(q, key))
 
-    best: dict[int, tuple[float, int, str]] = {}
-    for _, points, i in process.extract(query, keys, scorer=score, limit=200, score_cutoff=DID_YOU_MEAN_MIN):
+    best: dict[int, tuple[int, float, float, int, str]] = {}
+    for key, points, i in process.extract(query, [r[0] for r in rows], scorer=score, limit=200,
+                                          score_cutoff=DID_YOU_MEAN_MIN):
         _, name, kid, ruled = rows[i]
-        rank = (round(points), ruled, name)
-        if kid not in best or rank[0] > best[kid][0]:
-            best[kid] = rank
-    hint = [name for _, _, name in sorted(best.values(), key=lambda r: (-r[0], -r[1], r[2]))[:DID_YOU_MEAN]]
+        entry = (kid, round(points), fuzz.ratio(query, key), ruled, name)
+        if kid not in best or entry[1:3] > best[kid][1:3]:
+            best[kid] = entry
+    return sorted(best.values(), key=lambda r: (-r[1], -r[3], r[4]))
+
+
+def _confident(ranked: list[tuple[int, float, float, int, str]]) -> int | None:
+    """The Konami id of the card a misspelt name surely means: its
+    similarity at least :data:`FUZZY_FIND_MIN` and :data:`FUZZY_FIND_MARGIN`
+    above every other card's; None otherwise."""
+    if not ranked:
+        return None
+    top = max(ranked, key=lambda r: r[2])
+    rest = max((r[2] for r in ranked if r[0] != top[0]), default=0.0)
+    return top[0] if top[2] >= FUZZY_FIND_MIN and top[2] - rest >= FUZZY_FIND_MARGIN else None
+
+
+def _did_you_mean(ranked: list[tuple[int, float, float, int, str]]) -> str:
+    """`` (did you mean 'A', 'B'?)``: the names of the :data:`DID_YOU_MEAN`
+    likeliest cards of :func:`_ranked`, best first; "" when none comes near."""
+    hint = [r[4] for r in ranked[:DID_YOU_MEAN]]
     return f" (did you mean {', '.join(repr(h) for h in hint)}?)" if hint else ""
 
 

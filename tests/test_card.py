@@ -150,3 +150,12 @@ def test_tokens_and_unlinked_series_names_are_no_cards(built):
         kinds = dict(con.execute("SELECT name, any_value(kind) FROM card_mentions WHERE name IN ('勇者衍生物', '被封印') "
                                  "GROUP BY 1").fetchall())
     assert kinds == {"勇者衍生物": "token", "被封印": "archetype"}
+
+
+@pytest.mark.parametrize("name, english", [("Ash Blosom & Joyous Spring", "Ash Blossom & Joyous Spring"),
+                                           ("blue eyes white dragn", "Blue-Eyes White Dragon"),
+                                           ("Slifer the Sky Dragn", "Slifer the Sky Dragon")])
+def test_a_misspelt_name_that_leaves_no_doubt_finds_its_card(built, name, english):
+    run = card(built[1], name, "--json")
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.stdout)["names"]["en"] == english
