@@ -6,7 +6,7 @@ notebooks (no subprocess, no SQL to write, one connection for many calls)::
 
     with Rulings() as db:                       # the database `rulings build` wrote, or Rulings("path/to.duckdb")
         db.ask("synchro_summoned", "face_down")["verdict"]          # 'kept'
-        card = db.card("Ash Blossom & Joyous Spring")              # Card(passcode=14558127, names={...})
+        card = db.card("Ash Blossom & Joyous Spring")              # Card(passcode=14558127, names={...}, ...)
         for ruling in db.rulings(card, limit=5):                     # newest first
             print(ruling["dates"], ruling["text"])
 

@@ -100,13 +100,13 @@ def test_rulings_by_passcode_or_english_name(con):
 
 
 def test_community_names_link_and_what_remains_is_classified(con):
-    total, linked = con.execute("SELECT count(*), count(passcode) FROM card_mentions").fetchone()
+    total, linked = con.execute("SELECT count(*), count(konami_id) FROM card_mentions WHERE kind = 'card'").fetchone()
     assert linked / total > 0.85
     # A community name that differs from the official one links through the community table, and says so.
     assert con.execute("SELECT DISTINCT passcode, name_en, linked_by, name_source FROM card_mentions "
                        "WHERE name = '旋风'").fetchall() == [(5318639, "Mystical Space Typhoon", "exact", "community")]
-    # An archetype and a quoted game term are classified, never forced onto one card.
-    kinds = dict(con.execute("SELECT kind, count(*) FILTER (WHERE passcode IS NOT NULL) FROM card_mentions "
+    # An archetype, a Token and a quoted game term are classified, never forced onto one card.
+    kinds = dict(con.execute("SELECT kind, count(*) FILTER (WHERE konami_id IS NOT NULL) FROM card_mentions "
                              "WHERE kind <> 'card' GROUP BY 1").fetchall())
-    assert kinds == {"archetype": 0, "term": 0}
+    assert kinds == {"archetype": 0, "term": 0, "token": 0}
     assert con.execute("SELECT count(*) FROM card_mentions WHERE name = '宝玉兽' AND kind = 'archetype'").fetchone()[0] > 10
