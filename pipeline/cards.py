@@ -43,9 +43,12 @@ from .chinese import match_key, name_key
 from .paths import BUNDLED_CORPUS
 
 CARD_NAMES = BUNDLED_CORPUS / "data" / "card-names.tsv.gz"
+# Chinese names card texts quote for other cards (corpus/data/make_card_names.py): language zh-quoted
+QUOTED_NAMES = BUNDLED_CORPUS / "data" / "card-quoted-names.tsv.gz"
 
 # the languages of a card's names, in the order cards and reports list them
 NAME_LANGUAGES = ("en", "ja", "zh-CN", "zh-TW", "ko", "zh-community")
+QUOTED = "zh-quoted"  # a name other cards' texts quote for the card: one of its entry's ``also`` names
 OFFICIAL_ZH = ("zh-CN", "zh-TW")
 
 # A fuzzy link (rapidfuzz's normalized Indel similarity of two loose keys, 0-100) needs this score ...
@@ -107,11 +110,19 @@ def _int(value: str | None) -> int | None:
 
 
 @lru_cache(maxsize=2)
-def card_entries(path: Path = CARD_NAMES) -> dict[int, CardEntry]:
+def card_entries(path: Path = CARD_NAMES, quoted: Path | None = QUOTED_NAMES) -> dict[int, CardEntry]:
     """Every card of the name table at ``path`` by Konami id (rows without
     one left out). The main passcode comes first: the one whose row has a
     community name, else the lowest; the card's names are that row's, a
-    language it lacks filled from the other rows."""
+    language it lacks filled from the other rows; the names other cards'
+    texts quote for it (the table at ``quoted``, when there is one) are
+    ``also`` names of language :data:`QUOTED`."""
+    extra: dict[int, list[tuple[str, str]]] = {}
+    if quoted is not None and quoted.is_file():
+        for row in read_names(quoted):
+            kid, name = _int(row.get("konami_id")), (row.get("name") or "").strip()
+            if kid is not None and name:
+                extra.setdefault(kid, []).append((QUOTED, name))
     rows: dict[int, list[dict[str, str]]] = {}
     for row in read_names(path):
         kid = _int(row.get("konami_id"))
@@ -132,6 +143,7 @@ def card_entries(path: Path = CARD_NAMES) -> dict[int, CardEntry]:
                     names[language] = name
                 elif names[language] != name and (language, name) not in also:
                     also.append((language, name))
+        also += [pair for pair in extra.get(kid, []) if pair[1] not in names.values()]
         passcodes = tuple(p for r in its if (p := _int(r.get("password"))) is not None)
         out[kid] = CardEntry(kid, passcodes, {k: names[k] for k in NAME_LANGUAGES if k in names}, tuple(also))
     return out
@@ -149,7 +161,7 @@ class CardLink:
     passcode: int | None
     name_en: str | None
     linked_by: str | None  # exact | key | loose | fuzzy | None
-    name_source: str | None = None  # official | community | None
+    name_source: str | None = None  # official | community | quoted (another card's text) | None
     konami_id: int | None = None
 
     @property
@@ -170,6 +182,7 @@ class CardIndex:
         self.community_exact: dict[str, Card | None] = {}
         self.community_key: dict[str, Card | None] = {}
         self.loose: dict[str, Card | None] = {}
+        self.quoted: dict[str, Card | None] = {}  # name_key of a name other cards' texts quote
         self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
         # Each Chinese name's name_key, kept for card_names' rows (load.card_name_rows): a build
         # makes the index in a helper process, so its name_key cache is not the build process's.
@@ -191,6 +204,8 @@ class CardIndex:
                     names.add(name)
                     self._add(self.community_exact, name, card)
                     self._add(self.community_key, self._zh_key(name), card)
+                elif language == QUOTED:
+                    self._add(self.quoted, self._zh_key(name), card)
                 if language.startswith("zh") or language == "ja":
                     self._add(self.loose, loose_key(self._zh_key(name)), card)
         self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
@@ -263,7 +278,7 @@ class CardIndex:
         if community is not None:
             return _card_link(community, "exact", "community")
         key = name_key(name)
-        for index, source in ((self.by_key, "official"), (self.community_key, "community")):
+        for index, source in ((self.by_key, "official"), (self.community_key, "community"), (self.quoted, "quoted")):
             card = index.get(key)
             if card is not None:
                 return _card_link(card, "key", source)

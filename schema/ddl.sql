@@ -111,7 +111,7 @@ CREATE TABLE IF NOT EXISTS card_mentions (
 CREATE TABLE IF NOT EXISTS card_names (
     passcode     INTEGER,               -- one of the card's passcodes (a row per passcode); NULL when it has none
     konami_id    INTEGER,               -- the card: one Konami id, all its passcodes
-    language     VARCHAR,               -- en | ja | zh-CN | zh-TW | ko | zh-community
+    language     VARCHAR,               -- en | ja | zh-CN | zh-TW | ko | zh-community | zh-quoted (other cards' texts)
     name         VARCHAR,
     name_key     VARCHAR,               -- name_key(): Chinese folded to Simplified, width, case, regional terms
     loose_key    VARCHAR                -- name_key without separators, hyphens, quotes, 之/的/の; & -> and

@@ -159,3 +159,15 @@ def test_a_misspelt_name_that_leaves_no_doubt_finds_its_card(built, name, englis
     run = card(built[1], name, "--json")
     assert run.exit_code == 0, run.output
     assert json.loads(run.stdout)["names"]["en"] == english
+
+
+@pytest.mark.parametrize("name, english", [("奥西里斯之天空龙", "Slifer the Sky Dragon"),
+                                           ("太阳神之翼神龙", "The Winged Dragon of Ra"),
+                                           ("新空间侠·黑暗豹", "Neo-Spacian Dark Panther")])
+def test_names_other_cards_texts_quote_link(name, english):
+    """A community text quotes 「新空间侠·黑暗豹」 among a Fusion's materials, aligned with its Japanese
+    text's quote of Neo-Spacian Dark Panther's Japanese name: corpus/data/card-quoted-names.tsv.gz."""
+    from pipeline.cards import card_index
+
+    link = card_index().link(name)
+    assert (link.name_en, link.name_source) == (english, "quoted")
