@@ -1,0 +1,276 @@
+"""Card texts: each card's numbered effects and what information each depends on.
+
+Source: ``corpus/data/card-texts.jsonl.gz``, the texts of the cards the corpus
+names, taken from the YAML Yugi data set (DawnbrandBots/yaml-yugi, its
+published ``cards.json``; card texts are Konami's, the compilation
+AGPL-3.0-or-later, the community Chinese stage yaml-yugi-zh LGPL-3.0-or-later:
+``corpus/data/SOURCES.md``). One JSON object a line: ``konami_id``,
+``password`` (the passcode, null for the few cards without one), ``name``,
+``text`` and, for a Pendulum monster, ``pendulum_effect``, each by language
+(:data:`TEXT_LANGUAGES`), and ``card_type``.
+
+* :func:`split_effects` cuts a text at its circled numbers (``①：``); the text
+  before the first number (summon conditions, materials, a card-wide
+  once-per-turn line) is the effect ``""``, as is a text without numbers;
+* :func:`read_dependencies` reads what one effect's text depends on with the
+  term lists of ``schema/card_text_terms.json`` (Japanese, or Chinese in
+  either script: Traditional is converted first);
+* :func:`card_effects` aligns a card's effects across languages by their
+  number (the Japanese text's numbers first: the most uniform wording) and
+  joins what each language's text of the effect depends on;
+* :func:`load_card_texts` reads the bundled file once per process.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .paths import BUNDLED_CORPUS
+
+CARD_TEXTS = BUNDLED_CORPUS / "data" / "card-texts.jsonl.gz"
+# The languages bundled: ja (read for dependencies), the Chinese texts (read and shown), en (shown;
+# its effects are not numbered). Korean is left out of the bundle.
+TEXT_LANGUAGES = ("ja", "zh-community", "zh-CN", "zh-TW", "en")
+READ_LANGUAGES = ("ja", "zh-community", "zh-CN", "zh-TW")
+KEPT_FIELDS = ("konami_id", "password", "card_type")
+PARTS = ("monster", "pendulum")  # a Pendulum monster's text is its monster effect; pendulum_effect apart
+
+_EFFECT_START = re.compile(r"([①-⑳])\s*[：:]")
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
+_SENTENCE = re.compile(r"[^。\n]+[。\n]?")
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """One kind of information an effect depends on: ``info_kind`` (a
+    vocabulary id), the ``language`` of the text that says it and the
+    ``words`` that matched."""
+
+    info_kind: str
+    language: str
+    words: str
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One effect of a card: ``part`` ``monster`` or ``pendulum``,
+    ``effect`` its number as printed (``②``; ``""`` for the text before the
+    first number, or a text without numbers), ``ord`` its position in the
+    part, ``texts`` its text by language and ``depends_on`` what it depends
+    on (every language's reading, sorted)."""
+
+    part: str
+    effect: str
+    ord: int
+    texts: dict[str, str]
+    depends_on: tuple[Dependency, ...] = ()
+
+    @property
+    def kinds(self) -> list[str]:
+        """The info kinds it depends on, sorted, each once."""
+        return sorted({d.info_kind for d in self.depends_on})
+
+
+@dataclass(frozen=True)
+class CardText:
+    """A card's texts: ``passcode`` (None for the few cards without one),
+    ``konami_id``, ``name``, ``text`` and ``pendulum`` by language (see
+    :data:`TEXT_LANGUAGES`), ``card_type`` (Monster, Spell, Trap)."""
+
+    passcode: int | None
+    konami_id: int | None
+    name: dict[str, str]
+    text: dict[str, str]
+    pendulum: dict[str, str] = field(default_factory=dict)
+    card_type: str = ""
+
+    @property
+    def effects(self) -> list[Effect]:
+        return card_effects(self)
+
+
+def fold_width(text: str) -> str:
+    """Full-width Latin letters, digits and signs as ASCII (Ｓ召喚 -> S召喚,
+    １ターン -> 1ターン); circled numbers and CJK punctuation stay."""
+    return text.translate(_FULL_WIDTH)
+
+
+def split_effects(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its circled effect numbers: ``[(number, text)]`` in
+    order, the number as printed (``①``), its text without the number and
+    colon. The text before the first number is ``("", text)`` when not
+    blank; a text without numbers is one ``("", text)``; an empty text none.
+    A number not followed by a colon (``①の効果``, ``②的效果``) is a
+    reference, not the start of an effect."""
+    if not text or not text.strip():
+        return []
+    starts = list(_EFFECT_START.finditer(text))
+    out: list[tuple[str, str]] = []
+    head = text[:starts[0].start()] if starts else text
+    if head.strip():
+        out.append(("", head.strip()))
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
+        out.append((m.group(1), text[m.end():end].strip()))
+    return out
+
+
+def _reading_script(language: str) -> str:
+    return "ja" if language == "ja" else "zh"
+
+
+def _for_reading(text: str, language: str) -> str:
+    """The text the term lists read: width folded; Traditional Chinese in Simplified script."""
+    text = fold_width(text)
+    if language == "zh-TW":
+        from .chinese import to_simplified
+        text = to_simplified(text, "Hant", "TW")
+    return text
+
+
+@lru_cache(maxsize=1)
+def _compiled_terms() -> tuple[dict, dict, dict]:
+    """The dependency patterns of ``schema/card_text_terms.json`` compiled:
+    ``({script: [(kind, pattern)]}, {kind: {script: pattern}}, subsumed_by)``."""
+    from .schema import card_text_terms
+
+    terms = card_text_terms()
+    patterns: dict[str, list[tuple[str, re.Pattern]]] = {"ja": [], "zh": []}
+    for kind, by_script in terms["dependencies"].items():
+        for script, words in by_script.items():
+            patterns[script].append((kind, re.compile("|".join(f"(?:{w})" for w in words))))
+    unless = {kind: {script: re.compile("|".join(f"(?:{w})" for w in words)) for script, words in by_script.items()}
+              for kind, by_script in terms["unless"].items()}
+    return patterns, unless, terms["subsumed_by"]
+
+
+def read_dependencies(text: str, language: str) -> list[Dependency]:
+    """What one effect's ``text`` (``language``: ``ja``, ``zh-community``,
+    ``zh-CN``, ``zh-TW`` or plain ``zh``) depends on, by the term lists of
+    ``schema/card_text_terms.json``: one :class:`Dependency` per kind, with
+    the first words that said it. A match is dropped when a pattern of the
+    kind's ``unless`` list is in the same sentence (a once per turn counted
+    by the card's name), and a kind when a more specific one of its
+    ``subsumed_by`` list is found too. Sorted by kind."""
+    patterns, unless, subsumed_by = _compiled_terms()
+    script = _reading_script(language)
+    found: dict[str, str] = {}
+    for sentence in _SENTENCE.findall(_for_reading(text, language)):
+        for kind, pattern in patterns[script]:
+            if kind in found:
+                continue
+            m = pattern.search(sentence)
+            if m is None:
+                continue
+            cancel = unless.get(kind, {}).get(script)
+            if cancel is not None and cancel.search(sentence):
+                continue
+            found[kind] = m.group(0)
+    for kind, specific in subsumed_by.items():
+        if kind in found and any(k in found for k in specific):
+            del found[kind]
+    return [Dependency(kind, language, words) for kind, words in sorted(found.items())]
+
+
+def _part_effects(part: str, texts: dict[str, str]) -> list[Effect]:
+    """One part's effects, numbered as its Japanese text (else the first
+    Chinese text) numbers them; each language's text of the same number
+    read for dependencies."""
+    split = {lang: split_effects(texts.get(lang) or "") for lang in TEXT_LANGUAGES if texts.get(lang)}
+    lead = next((lang for lang in READ_LANGUAGES if split.get(lang)), None)
+    if lead is None:
+        en = texts.get("en") or ""
+        return [Effect(part, "", 0, {"en": en})] if en.strip() else []
+    effects = []
+    for i, (number, _) in enumerate(split[lead]):
+        by_lang = {lang: dict(pieces).get(number) for lang, pieces in split.items()}
+        by_lang = {lang: t for lang, t in by_lang.items() if t}
+        if "en" in texts and len(split[lead]) == 1:  # English is not numbered: it goes with a single effect
+            by_lang["en"] = texts["en"]
+        else:
+            by_lang.pop("en", None)
+        deps = sorted({d for lang in READ_LANGUAGES if lang in by_lang for d in read_dependencies(by_lang[lang], lang)},
+                      key=lambda d: (d.info_kind, READ_LANGUAGES.index(d.language)))
+        effects.append(Effect(part, number, i, by_lang, tuple(deps)))
+    return effects
+
+
+def card_effects(card: CardText) -> list[Effect]:
+    """The card's effects: the monster (or Spell / Trap) text's, then a
+    Pendulum monster's pendulum effects (part ``pendulum``)."""
+    return _part_effects("monster", card.text) + _part_effects("pendulum", card.pendulum)
+
+
+def card_from_json(obj: dict) -> CardText:
+    """A :class:`CardText` from one object of the data set (``cards.json`` of
+    YAML Yugi or a line of the bundled file). ValueError for an object
+    without ``text``."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("text"), dict):
+        raise ValueError("a card object needs a text by language")
+
+    def langs(value) -> dict[str, str]:
+        if not isinstance(value, dict):
+            return {}
+        return {k: v for k, v in value.items() if k in TEXT_LANGUAGES and isinstance(v, str) and v}
+
+    def number(value) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return CardText(number(obj.get("password")), number(obj.get("konami_id")), langs(obj.get("name")),
+                    langs(obj.get("text")), langs(obj.get("pendulum_effect")),
+                    obj.get("card_type") if isinstance(obj.get("card_type"), str) else "")
+
+
+def read_card_lines(lines: Iterable[str], place: str) -> Iterator[CardText]:
+    """Cards of a JSON-lines text; ValueError naming ``place`` and the line for a bad line."""
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield card_from_json(json.loads(line))
+        except ValueError as exc:
+            raise ValueError(f"{place}: line {n}: {exc}") from None
+
+
+@lru_cache(maxsize=2)
+def load_card_texts(path: Path = CARD_TEXTS) -> dict[int, CardText]:
+    """The bundled card texts by passcode (a card without a passcode is left
+    out: card mentions link passcodes). Empty when the file is missing;
+    ValueError naming the file and line for a line that is no card."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return {c.passcode: c for c in read_card_lines(fh, str(path)) if c.passcode is not None}
+
+
+def slim_card(obj: dict) -> dict:
+    """What the bundle keeps of one data-set object: :data:`KEPT_FIELDS` and
+    ``name``, ``text``, ``pendulum_effect`` in :data:`TEXT_LANGUAGES`."""
+    out = {k: obj[k] for k in KEPT_FIELDS if obj.get(k) is not None}
+    for key in ("name", "text", "pendulum_effect"):
+        value = obj.get(key)
+        if isinstance(value, dict):
+            kept = {lang: value[lang] for lang in TEXT_LANGUAGES if isinstance(value.get(lang), str) and value[lang]}
+            if kept:
+                out[key] = kept
+    return out
+
+
+def write_bundle(cards: Iterable[dict], passcodes: set[int], out: Path) -> int:
+    """Write the slim objects (:func:`slim_card`) of the ``cards`` whose
+    passcode is in ``passcodes`` to ``out`` (gzip, JSON lines, sorted by
+    passcode; gzip's header carries no time, so the same cards give the same
+    bytes); returns how many."""
+    kept = sorted((slim_card(c) for c in cards if isinstance(c, dict) and c.get("password") in passcodes),
+                  key=lambda c: c["password"])
+    data = "".join(json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n" for c in kept).encode("utf-8")
+    with open(out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0, filename="") as fh:
+        fh.write(data)
+    return len(kept)
