@@ -13,7 +13,7 @@ from .cardtext import TEXT_LANGUAGES, CardText, load_card_texts
 COLUMNS = {
     "card_texts": ("passcode", "konami_id", "language", "name", "text", "pendulum_effect"),
     "card_effects": ("passcode", "part", "effect", "ord", "text_ja", "text_zh", "text_zh_tw", "text_en"),
-    "effect_dependencies": ("passcode", "part", "effect", "info_kind", "language", "words"),
+    "effect_dependencies": ("passcode", "part", "effect", "info_kind", "language", "words", "subject"),
 }
 INTEGER_COLUMNS = {"passcode", "konami_id", "ord"}
 
@@ -35,7 +35,7 @@ def card_table_rows() -> dict[str, list[tuple]]:
             t = e.texts
             rows["card_effects"].append((passcode, e.part, e.effect, e.ord, t.get("ja"),
                                          t.get("zh-community") or t.get("zh-CN"), t.get("zh-TW"), t.get("en")))
-            rows["effect_dependencies"].extend((passcode, e.part, e.effect, d.info_kind, d.language, d.words)
+            rows["effect_dependencies"].extend((passcode, e.part, e.effect, d.info_kind, d.language, d.words, d.subject)
                                                for d in e.depends_on)
     return rows
 

@@ -44,17 +44,26 @@ PARTS = ("monster", "pendulum")  # a Pendulum monster's text is its monster effe
 _EFFECT_START = re.compile(r"([①-⑳])\s*[：:]")
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 _SENTENCE = re.compile(r"[^。\n]+[。\n]?")
+_SELF = re.compile("このカード|这张卡|此卡|自身|這張卡")
+# Characters before a match, in its clause, that may name the card: このカードが①の方法で特殊召喚されたターン
+_SELF_WINDOW = 24
+_CLAUSE_BREAK = re.compile("[、，,；;：:]")
 
 
 @dataclass(frozen=True)
 class Dependency:
     """One kind of information an effect depends on: ``info_kind`` (a
-    vocabulary id), the ``language`` of the text that says it and the
-    ``words`` that matched."""
+    vocabulary id), the ``language`` of the text that says it, the
+    ``words`` that matched and whose information it is: ``this_card`` when
+    the words or the words before them in their clause name the card itself
+    (このカード, 这张卡, 此卡, 自身), or the kind is one of ``card_kinds`` of
+    ``schema/card_text_terms.json`` (a count, a pledge), else ``other`` (the monster the effect
+    Special Summoned: 『この効果で特殊召喚したモンスター』)."""
 
     info_kind: str
     language: str
     words: str
+    subject: str = "this_card"  # this_card | other: whose information (『この効果で特殊召喚したモンスター』: other)
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,10 @@ class Effect:
     def kinds(self) -> list[str]:
         """The info kinds it depends on, sorted, each once."""
         return sorted({d.info_kind for d in self.depends_on})
+
+    def kinds_of(self, subject: str) -> list[str]:
+        """The info kinds it depends on of ``subject`` (``this_card`` or ``other``)."""
+        return sorted({d.info_kind for d in self.depends_on if d.subject == subject})
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,13 @@ def _compiled_terms() -> tuple[dict, dict, dict]:
     return patterns, unless, terms["subsumed_by"]
 
 
+@lru_cache(maxsize=1)
+def _card_kinds() -> frozenset[str]:
+    from .schema import card_text_terms
+
+    return frozenset(card_text_terms()["card_kinds"])
+
+
 def read_dependencies(text: str, language: str) -> list[Dependency]:
     """What one effect's ``text`` (``language``: ``ja``, ``zh-community``,
     ``zh-CN``, ``zh-TW`` or plain ``zh``) depends on, by the term lists of
@@ -158,12 +178,13 @@ def read_dependencies(text: str, language: str) -> list[Dependency]:
     kind's ``unless`` list is in the same sentence (a once per turn counted
     by the card's name), and a kind when a more specific one of its
     ``subsumed_by`` list is found too. Sorted by kind."""
-    patterns, unless, subsumed_by = _compiled_terms()
+    patterns, unless, _ = _compiled_terms()
+    card_kinds = _card_kinds()
     script = _reading_script(language)
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for sentence in _SENTENCE.findall(_for_reading(text, language)):
         for kind, pattern in patterns[script]:
-            if kind in found:
+            if found.get(kind, ("", ""))[1] == "this_card":
                 continue
             m = pattern.search(sentence)
             if m is None:
@@ -171,11 +192,17 @@ def read_dependencies(text: str, language: str) -> list[Dependency]:
             cancel = unless.get(kind, {}).get(script)
             if cancel is not None and cancel.search(sentence):
                 continue
-            found[kind] = m.group(0)
-    for kind, specific in subsumed_by.items():
-        if kind in found and any(k in found for k in specific):
-            del found[kind]
-    return [Dependency(kind, language, words) for kind, words in sorted(found.items())]
+            window = _CLAUSE_BREAK.split(sentence[max(0, m.start() - _SELF_WINDOW):m.start()])[-1] + m.group(0)
+            found[kind] = (m.group(0), "this_card" if kind in card_kinds or _SELF.search(window) else "other")
+    deps = [Dependency(kind, language, words, subject) for kind, (words, subject) in sorted(found.items())]
+    return without_subsumed(deps)
+
+
+def without_subsumed(deps: list[Dependency]) -> list[Dependency]:
+    """``deps`` without a kind one of whose ``subsumed_by`` kinds is there too."""
+    subsumed_by = _compiled_terms()[2]
+    kinds = {d.info_kind for d in deps}
+    return [d for d in deps if not any(k in kinds for k in subsumed_by.get(d.info_kind, ()))]
 
 
 def _part_effects(part: str, texts: dict[str, str]) -> list[Effect]:
@@ -195,8 +222,9 @@ def _part_effects(part: str, texts: dict[str, str]) -> list[Effect]:
             by_lang["en"] = texts["en"]
         else:
             by_lang.pop("en", None)
-        deps = sorted({d for lang in READ_LANGUAGES if lang in by_lang for d in read_dependencies(by_lang[lang], lang)},
-                      key=lambda d: (d.info_kind, READ_LANGUAGES.index(d.language)))
+        deps = without_subsumed(sorted({d for lang in READ_LANGUAGES if lang in by_lang
+                                        for d in read_dependencies(by_lang[lang], lang)},
+                                       key=lambda d: (d.info_kind, READ_LANGUAGES.index(d.language))))
         effects.append(Effect(part, number, i, by_lang, tuple(deps)))
     return effects
 

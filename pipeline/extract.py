@@ -1308,6 +1308,11 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             principles.setdefault(record.block, []).append(record)
 
 
+def _sentence_events(sentence: _Sentence) -> list[tuple[int, str]]:
+    """The events ``sentence`` names, in order, as (position, event id)."""
+    return [(t.start, t.value) for t in _terms(sentence.doc, sentence.norm) if t.kind == "EVENT"]
+
+
 def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:
     """The valid dates written inside ``sentence`` (its trailing stamps and
     date links); empty when it has none (the record's dates stand for it)."""
@@ -1516,6 +1521,8 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     fill_heading_dates(records)
     if page.language == "zh":
         resolve_statements(records, docs, all_kinds)
+        from .cardrulings import card_text_statements  # the card texts: statements on a named card's effect
+        card_text_statements(records, docs, _sentence_events, _sentence_dates)
     else:
         resolve_english_statements(records, docs)
     return records

@@ -159,7 +159,9 @@ CREATE TABLE IF NOT EXISTS effect_dependencies (
     effect      VARCHAR,
     info_kind   VARCHAR,
     language    VARCHAR,                -- ja | zh-community | zh-CN | zh-TW: the text that says it
-    words       VARCHAR                 -- the words that matched
+    words       VARCHAR,                -- the words that matched
+    subject     VARCHAR                 -- this_card (the words name the card: このカード, 这张卡) | other (the monster
+                                        -- 『この効果で特殊召喚したモンスター』: another card's information)
 );
 
 CREATE TABLE IF NOT EXISTS rules (
