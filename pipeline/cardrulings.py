@@ -19,7 +19,11 @@ The ruling's words read here (``schema/card_text_terms.json``):
   reference (可以发动②效果) or right after it (②效果不能发动, ②效果仍然可以适用);
   a word followed by 的, 中, 时, 后 or 之际 describes a moment, not an outcome;
 * the event: an event term of the sentence before the reference (as the
-  statement reader reads it), else of the record's earlier sentences.
+  statement reader reads it), else of the record's earlier sentences; it
+  must happen to that card (the last card named before it that is not the
+  cause: 因「月之书」等效果), or to no card named;
+* a sentence that gives a reason of its own before the reference
+  (``other_reasons``: 由于…, 「X」的效果适用中) is not read.
 
 A record that already states a (kind, event) in its own words keeps them: no
 card_text statement is added for that pair. Struck-through sentences and
@@ -50,6 +54,13 @@ def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
     after = re.compile(f"^{_FILLER}{{0,2}}(?P<word>{alternation})(?![{_MOMENT}])")
     restricting = frozenset(retention_terms()["restricting_kinds"]) | frozenset(terms["restricting_kinds"])
     return re.compile(terms["effect_reference"]), before, after, restricting
+
+
+def cites_an_effect(text: str) -> bool:
+    """Whether ``text`` (canonical Chinese) names a numbered effect with an
+    ability word right before or after it (可以发动②效果, ②效果不能发动)."""
+    reference = _patterns()[0]
+    return any(_polarity(text, m.start(), m.end()) for m in reference.finditer(text))
 
 
 def _polarity(text: str, start: int, end: int) -> str | None:
@@ -188,7 +199,7 @@ def _record_statements(record: Record, sentences, events_of: Callable, dates_of:
                 continue
             if named and _subject_before(text, named[0][0], finder.link) not in (False, passcode):
                 continue  # the event happens to another card
-            if any(w in text[named[-1][0] if named else 0:m.start()] for w in terms["other_reasons"]):
+            if any(w in text[:m.start()] for w in terms["other_reasons"]):
                 continue  # the ruling gives its own reason
             used_before = any(w in before + text[:m.start()] for w in terms["history_words"])
             card = texts[passcode]
