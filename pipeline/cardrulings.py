@@ -119,8 +119,8 @@ def card_text_statements(records: Sequence[Record], docs: Sequence, events_of: C
     ``link(name)`` a card name's passcode (default: the bundled card index);
     ``texts`` the card texts by passcode (default: the bundled ones)."""
     if texts is None:
-        from .cardtext import load_card_texts
-        texts = load_card_texts()
+        from .cardtext import card_texts
+        texts = card_texts()
     if not texts:
         return 0
     if link is None:

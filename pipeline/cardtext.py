@@ -266,39 +266,97 @@ def read_card_lines(lines: Iterable[str], place: str) -> Iterator[CardText]:
             raise ValueError(f"{place}: line {n}: {exc}") from None
 
 
-@lru_cache(maxsize=2)
+_in_use: Path = CARD_TEXTS
+
+
+def use_card_texts(path: Path) -> None:
+    """Read the card texts from ``path`` in this process (a build's corpus
+    folder holds its own, kept current by a refresh: :func:`texts_file`);
+    workers forked afterwards read the same."""
+    global _in_use
+    _in_use = Path(path)
+
+
+def card_texts_file() -> Path:
+    """The card-texts file this process reads (:func:`use_card_texts`; the bundled one by default)."""
+    return _in_use
+
+
+def card_texts() -> dict[int, CardText]:
+    """The card texts of :func:`card_texts_file` (:func:`load_card_texts`)."""
+    return load_card_texts(_in_use)
+
+
+def texts_file(corpus_dir: Path) -> Path:
+    """The card-texts file of the corpus at ``corpus_dir``: the path of its
+    manifest's ``card-texts`` data row when that file exists, else the
+    bundled file."""
+    from .corpus import load_data_sources
+
+    for source in load_data_sources(corpus_dir):
+        if source.format == "card-texts" and source.snapshot.is_file():
+            return source.snapshot
+    return CARD_TEXTS
+
+
+def file_version(path: Path) -> tuple[str, int, int]:
+    """``(path, mtime in ns, size)``: what the caches of a card-texts file are keyed by (a refresh rewrites it)."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return str(path), 0, -1
+    return str(path), st.st_mtime_ns, st.st_size
+
+
 def load_card_texts(path: Path = CARD_TEXTS) -> dict[int, CardText]:
-    """The bundled card texts by passcode (a card without a passcode is left
-    out: card mentions link passcodes). Empty when the file is missing;
-    ValueError naming the file and line for a line that is no card."""
-    path = Path(path)
-    if not path.is_file():
+    """The card texts of the file at ``path`` (the bundled one by default) by
+    passcode (a card without a passcode is left out: card mentions link
+    passcodes), read once per version of the file. Empty when the file is
+    missing; ValueError naming the file and line for a line that is no card."""
+    return _load_card_texts(file_version(path))
+
+
+@lru_cache(maxsize=2)
+def _load_card_texts(version: tuple[str, int, int]) -> dict[int, CardText]:
+    path = Path(version[0])
+    if version[2] < 0:
         return {}
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         return {c.passcode: c for c in read_card_lines(fh, str(path)) if c.passcode is not None}
 
 
+_RUBY = re.compile(r"<rt>.*?</rt>|<rp>.*?</rp>|</?ruby>", re.S)
+
+
 def slim_card(obj: dict) -> dict:
     """What the bundle keeps of one data-set object: :data:`KEPT_FIELDS` and
-    ``name``, ``text``, ``pendulum_effect`` in :data:`TEXT_LANGUAGES`."""
+    ``name``, ``text``, ``pendulum_effect`` in :data:`TEXT_LANGUAGES`, ruby
+    readings removed (YAML Yugi's ``cards.json`` writes
+    ``<ruby>灰流<rt>はる</rt></ruby>``)."""
     out = {k: obj[k] for k in KEPT_FIELDS if obj.get(k) is not None}
     for key in ("name", "text", "pendulum_effect"):
         value = obj.get(key)
         if isinstance(value, dict):
-            kept = {lang: value[lang] for lang in TEXT_LANGUAGES if isinstance(value.get(lang), str) and value[lang]}
+            kept = {lang: _RUBY.sub("", value[lang]) for lang in TEXT_LANGUAGES
+                    if isinstance(value.get(lang), str) and value[lang]}
             if kept:
                 out[key] = kept
     return out
 
 
-def write_bundle(cards: Iterable[dict], passcodes: set[int], out: Path) -> int:
-    """Write the slim objects (:func:`slim_card`) of the ``cards`` whose
-    passcode is in ``passcodes`` to ``out`` (gzip, JSON lines, sorted by
-    passcode; gzip's header carries no time, so the same cards give the same
-    bytes); returns how many."""
+def bundle_bytes(cards: Iterable[dict], passcodes: set[int]) -> tuple[bytes, int]:
+    """The bundle of the ``cards`` whose passcode is in ``passcodes``: their
+    slim objects (:func:`slim_card`) as gzip JSON lines sorted by passcode
+    (gzip's header carries no time: the same cards give the same bytes), and
+    how many."""
     kept = sorted((slim_card(c) for c in cards if isinstance(c, dict) and c.get("password") in passcodes),
                   key=lambda c: c["password"])
     data = "".join(json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n" for c in kept).encode("utf-8")
-    with open(out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0, filename="") as fh:
-        fh.write(data)
-    return len(kept)
+    return gzip.compress(data, compresslevel=9, mtime=0), len(kept)
+
+
+def write_bundle(cards: Iterable[dict], passcodes: set[int], out: Path) -> int:
+    """Write :func:`bundle_bytes` of ``cards`` to ``out``; returns how many cards."""
+    data, count = bundle_bytes(cards, passcodes)
+    Path(out).write_bytes(data)
+    return count
