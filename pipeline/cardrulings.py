@@ -206,6 +206,8 @@ def _record_statements(record: Record, sentences, events_of: Callable, dates_of:
             effect = next(e for e in card.effects if e.effect == number and e.part == "monster")
             # a monster's own event: what its effect needs of itself; a Spell's or Trap's: all it needs
             kinds = effect.kinds_of("this_card") if card.card_type == "Monster" else effect.kinds
+            if any(w in text for w in terms["later_turn_words"]):  # a new turn counts anew
+                kinds = [k for k in kinds if k not in terms["restricting_kinds"]]
             for event in dict.fromkeys(e for _, e in (named or earlier)):
                 for kind, verdict in _kinds_and_verdicts(kinds, polarity, used_before, restricting):
                     if (kind, event) in stated:

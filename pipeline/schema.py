@@ -426,7 +426,7 @@ def card_text_terms() -> dict:
         check.fail("effect_reference", f"is not a regular expression: {exc}")
     if not {"card", "effect"} <= set(reference.groupindex):
         check.fail("effect_reference", "must have the named groups card and effect")
-    for key in ("can", "cannot", "history_words", "other_reasons"):
+    for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
         check.words(data, key)
     return data
 
