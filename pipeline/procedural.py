@@ -94,12 +94,39 @@ def longest_first(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return kept
 
 
+def _reach(pattern: list[dict]) -> int | None:
+    """The most tokens a match of ``pattern`` spans (None: any number, a ``*``)."""
+    total = 0
+    for spec in pattern:
+        op = spec.get("OP")
+        if op == "*":
+            return None
+        total += int(op[3:-1]) if op and op.startswith("{0,") else 1
+    return total
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """One pattern of the schema: its feature, a ``Matcher`` holding it
+    alone, the word sets of its required tokens (string hashes), the
+    narrowest of them (``anchor``: every match holds one of its words) and
+    its ``reach`` (:func:`_reach`)."""
+
+    feature: str
+    matcher: object
+    required: tuple[frozenset[int], ...]
+    anchor: frozenset[int]
+    reach: int | None
+
+
 class _Reader:
     """The ``rulings_procedural`` component: one ``Matcher`` per pattern of
     the schema, run on a sentence only when the sentence holds a word of
-    each of the pattern's required tokens (:func:`_required_words`); the
-    matches of a feature's patterns are filtered as one ``Matcher`` with
-    ``greedy="LONGEST"`` filters them (:func:`longest_first`).
+    each of the pattern's required tokens (:func:`_required_words`), and
+    then only over the tokens a match could span (within its ``reach`` of
+    the first and last word of its ``anchor``); the matches of a feature's
+    patterns are filtered as one ``Matcher`` with ``greedy="LONGEST"``
+    filters them (:func:`longest_first`).
 
     The same spans as one ``Matcher`` holding every pattern, at a fraction
     of its cost: its ``IN`` sets are Python predicates spaCy calls at every
@@ -110,34 +137,46 @@ class _Reader:
         from spacy.matcher import Matcher
 
         grammar = procedural_grammar()
-        self._patterns: list[tuple[str, Matcher, list[frozenset[int]]]] = []
-        self._by_word: dict[int, list[int]] = {}
+        self._patterns: list[_Pattern] = []
+        self._by_word: dict[int, list[int]] = {}  # an anchor's word -> the patterns it is the anchor of
         self._always: list[int] = []  # patterns with no required token (all optional): run on every sentence
         for feature, patterns in grammar["patterns"].items():
             for text in patterns:
                 pattern = token_pattern(text, grammar["words"])
                 matcher = Matcher(vocab)
                 matcher.add(feature, [pattern])
-                required = [frozenset(vocab.strings.add(w) for w in words) for words in _required_words(pattern)]
-                index = len(self._patterns)
-                self._patterns.append((feature, matcher, required))
+                required = tuple(frozenset(vocab.strings.add(w) for w in words) for words in _required_words(pattern))
+                anchor = min(required, key=len, default=frozenset())
+                self._patterns.append(_Pattern(feature, matcher, required, anchor, _reach(pattern)))
                 if not required:
-                    self._always.append(index)
-                for word in min(required, key=len, default=()):  # the narrowest required token picks the candidates
-                    self._by_word.setdefault(word, []).append(index)
+                    self._always.append(len(self._patterns) - 1)
+                for word in anchor:
+                    self._by_word.setdefault(word, []).append(len(self._patterns) - 1)
 
     def __call__(self, doc: Doc) -> Doc:
         from spacy.attrs import LOWER
 
-        words = set(doc.to_array(LOWER).tolist()) if len(doc) else set()
-        candidates = sorted({*self._always, *(i for word in words for i in self._by_word.get(word, ()))})
+        first: dict[int, int] = {}  # word (string hash) -> its first and last token
+        last: dict[int, int] = {}
+        for i, word in enumerate(doc.to_array(LOWER).tolist() if len(doc) else ()):
+            first.setdefault(word, i)
+            last[word] = i
+        words = first.keys()
+        candidates = sorted({*self._always, *(i for word in words & self._by_word.keys() for i in self._by_word[word])})
         spans: dict[str, list[tuple[int, int]]] = {}
         for i in candidates:
-            feature, matcher, required = self._patterns[i]
-            if all(not words.isdisjoint(r) for r in required):
-                for _, start, end in matcher(doc):
-                    spans.setdefault(feature, []).append((start, end))
-        doc.user_data[USER_DATA_KEY] = {feature: longest_first(where) for feature, where in spans.items()}
+            pattern = self._patterns[i]
+            if not all(not words.isdisjoint(r) for r in pattern.required):
+                continue
+            start, end = 0, len(doc)
+            if pattern.reach is not None and pattern.anchor:
+                anchors = words & pattern.anchor
+                start = max(0, min(first[w] for w in anchors) - pattern.reach + 1)
+                end = min(len(doc), max(last[w] for w in anchors) + pattern.reach)
+            found = spans.setdefault(pattern.feature, [])
+            for _, a, b in pattern.matcher(doc[start:end] if end - start < len(doc) else doc):
+                found.append((start + a, start + b))
+        doc.user_data[USER_DATA_KEY] = {feature: longest_first(where) for feature, where in spans.items() if where}
         return doc
 
 
