@@ -2,9 +2,11 @@
 ``schema/procedural_rules.json`` they state (seeds 000 and 003: changing
 battle positions, the Battle Phase).
 
-A rule is a modality over an action with conditions. spaCy's ``Matcher``
-(lower-cased tokens of a blank English pipeline, no parser, no lemmatizer
-data: the word forms are listed in the schema) finds the *features* of a
+A rule is a modality over an action with conditions. spaCy's rule
+matchers (``PhraseMatcher`` for the patterns without gaps, ``Matcher``
+for the others: :class:`_Reader`; lower-cased tokens of a blank English
+pipeline, no parser, no lemmatizer data: the word forms are listed in the
+schema) find the *features* of a
 sentence: its polarity (``CAN`` or ``CANNOT``: "may not", "is not allowed
 to", "prevents", ...; the first one the sentence says, longest first),
 flags (``ONLY``: "only", "restricted to", "outside"; ``ONCE``: "once per
@@ -35,6 +37,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import product
 from typing import TYPE_CHECKING
 
 from .schema import procedural_blocks, procedural_grammar, procedural_rules
@@ -119,30 +122,60 @@ class _Pattern:
     reach: int | None
 
 
-class _Reader:
-    """The ``rulings_procedural`` component: one ``Matcher`` per pattern of
-    the schema, run on a sentence only when the sentence holds a word of
-    each of the pattern's required tokens (:func:`_required_words`), and
-    then only over the tokens a match could span (within its ``reach`` of
-    the first and last word of its ``anchor``); the matches of a feature's
-    patterns are filtered as one ``Matcher`` with ``greedy="LONGEST"``
-    filters them (:func:`longest_first`).
+def phrases(pattern: list[dict]) -> list[tuple[str, ...]] | None:
+    """The word sequences a pattern without gaps matches (each optional
+    token there or not; a pattern that could match nothing at all
+    contributes no empty sequence: spaCy drops empty matches), or None
+    for a pattern with a gap (``*N``), which a ``Matcher`` reads."""
+    options: list[list[str | None]] = []
+    for spec in pattern:
+        if "LOWER" not in spec or spec.get("OP", "?") != "?":
+            return None
+        value = spec["LOWER"]
+        words = [value] if isinstance(value, str) else list(value["IN"])
+        options.append(words + [None] if spec.get("OP") == "?" else words)
+    return [seq for combo in product(*options) if (seq := tuple(w for w in combo if w is not None))]
 
-    The same spans as one ``Matcher`` holding every pattern, at a fraction
-    of its cost: its ``IN`` sets are Python predicates spaCy calls at every
-    token for every pattern, while a sentence holds the required words of
-    about six of the 214 patterns (the rulebook and English pages)."""
+
+class _Reader:
+    """The ``rulings_procedural`` component.
+
+    Patterns without gaps (three in four) are read by one ``PhraseMatcher``
+    over lower-cased tokens holding every word sequence they match
+    (:func:`phrases`): one pass of each sentence. Each pattern with a gap
+    has a ``Matcher`` of its own, run on a sentence only when the sentence
+    holds a word of each of the pattern's required tokens
+    (:func:`_required_words`), and then only over the tokens a match could
+    span (within its ``reach`` of the first and last word of its
+    ``anchor``). The matches of a feature's patterns are then filtered as
+    one ``Matcher`` with ``greedy="LONGEST"`` filters them
+    (:func:`longest_first`).
+
+    The same spans as one ``Matcher`` holding every pattern
+    (tests/test_procedural.py), at a fraction of its cost: its ``IN`` sets
+    are Python predicates spaCy calls at every token for every pattern."""
 
     def __init__(self, vocab):
-        from spacy.matcher import Matcher
+        from spacy.matcher import Matcher, PhraseMatcher
+        from spacy.tokens import Doc as SpacyDoc
 
         grammar = procedural_grammar()
+        self._vocab = vocab
+        self._features = list(grammar["patterns"])
+        self._phrases = PhraseMatcher(vocab, attr="LOWER")
         self._patterns: list[_Pattern] = []
         self._by_word: dict[int, list[int]] = {}  # an anchor's word -> the patterns it is the anchor of
         self._always: list[int] = []  # patterns with no required token (all optional): run on every sentence
         for feature, patterns in grammar["patterns"].items():
             for text in patterns:
                 pattern = token_pattern(text, grammar["words"])
+                sequences = phrases(pattern)
+                if sequences is not None:
+                    # a word with a capital never equals a token's lower-cased form, as in the Matcher
+                    docs = [SpacyDoc(vocab, words=list(seq)) for seq in sequences if all(w == w.lower() for w in seq)]
+                    if docs:
+                        self._phrases.add(feature, docs)
+                    continue
                 matcher = Matcher(vocab)
                 matcher.add(feature, [pattern])
                 required = tuple(frozenset(vocab.strings.add(w) for w in words) for words in _required_words(pattern))
@@ -156,6 +189,9 @@ class _Reader:
     def __call__(self, doc: Doc) -> Doc:
         from spacy.attrs import LOWER
 
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for match_id, start, end in self._phrases(doc) if len(self._phrases) else ():
+            spans.setdefault(self._vocab.strings[match_id], []).append((start, end))
         first: dict[int, int] = {}  # word (string hash) -> its first and last token
         last: dict[int, int] = {}
         for i, word in enumerate(doc.to_array(LOWER).tolist() if len(doc) else ()):
@@ -163,7 +199,6 @@ class _Reader:
             last[word] = i
         words = first.keys()
         candidates = sorted({*self._always, *(i for word in words & self._by_word.keys() for i in self._by_word[word])})
-        spans: dict[str, list[tuple[int, int]]] = {}
         for i in candidates:
             pattern = self._patterns[i]
             if not all(not words.isdisjoint(r) for r in pattern.required):
@@ -176,7 +211,7 @@ class _Reader:
             found = spans.setdefault(pattern.feature, [])
             for _, a, b in pattern.matcher(doc[start:end] if end - start < len(doc) else doc):
                 found.append((start + a, start + b))
-        doc.user_data[USER_DATA_KEY] = {feature: longest_first(where) for feature, where in spans.items() if where}
+        doc.user_data[USER_DATA_KEY] = {f: longest_first(spans[f]) for f in self._features if spans.get(f)}
         return doc
 
 

@@ -223,3 +223,16 @@ def test_reader_finds_what_one_matcher_of_every_pattern_finds():
             differ.append(doc.text)
     assert not differ, differ[:3]
     assert len(texts) > 500
+
+
+def test_phrases_of_a_pattern_without_gaps():
+    """A pattern without gaps -> every word sequence it matches (the
+    PhraseMatcher's share); a pattern with a gap -> None (a Matcher's)."""
+    groups = {"CHANGE": ["change", "switch"], "POSITION": ["position"]}
+    assert sorted(procedural.phrases(procedural.token_pattern("?battle POSITION CHANGE", groups))) == [
+        ("battle", "position", "change"), ("battle", "position", "switch"), ("position", "change"),
+        ("position", "switch")]
+    assert procedural.phrases(procedural.token_pattern("?only ?once", groups)) == [("only", "once"), ("only",),
+                                                                                   ("once",)]
+    assert procedural.phrases(procedural.token_pattern("CHANGE *4 POSITION", groups)) is None
+    assert procedural.phrases(procedural.token_pattern("CHANGE *8 POSITION", groups)) is None
