@@ -283,13 +283,34 @@ def features(found: Mapping[str, list[tuple[int, int]]]) -> Features:
     return Features(polarity, frozenset(names), frozenset(actions))
 
 
-def _satisfies(reading: Mapping, own: frozenset[str], near: frozenset[str], polarity: str | None) -> bool:
-    if "polarity" in reading and reading["polarity"] != polarity:
-        return False
-    return (all(f in own for f in reading.get("all", ()))
-            and all(f in near for f in reading.get("near", ()))
-            and (not reading.get("any") or any(f in own for f in reading["any"]))
-            and not any(f in own for f in reading.get("none", ())))
+@dataclass(frozen=True)
+class _Reading:
+    """A reading of a rule or the condition of a block, as sets:
+    ``polarity`` (None: any), features ``own`` must hold (``all``), hold
+    one of (``any``, when not empty) and hold none of (``none``), and
+    features the sentence or its context must hold (``near``)."""
+
+    polarity: str | None
+    all: frozenset[str]
+    near: frozenset[str]
+    any: frozenset[str]
+    none: frozenset[str]
+
+    @classmethod
+    def of(cls, reading: Mapping) -> _Reading:
+        return cls(reading.get("polarity"), *(frozenset(reading.get(k, ())) for k in ("all", "near", "any", "none")))
+
+    def holds(self, own: frozenset[str], near: frozenset[str], polarity: str | None) -> bool:
+        return ((self.polarity is None or self.polarity == polarity) and self.all <= own and self.near <= near
+                and (not self.any or not self.any.isdisjoint(own)) and self.none.isdisjoint(own))
+
+
+@lru_cache(maxsize=1)
+def _readings() -> tuple[tuple[tuple[_Reading, str], ...], tuple[tuple[str, tuple[_Reading, ...]], ...]]:
+    """(each block's condition and the rule prefix it blocks, each rule's id
+    and readings in schema order) of ``schema/procedural_rules.json``."""
+    return (tuple((_Reading.of(b["when"]), b["rules"]) for b in procedural_blocks()),
+            tuple((rule_id, tuple(map(_Reading.of, rule["readings"]))) for rule_id, rule in procedural_rules().items()))
 
 
 def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in: Features | None = None) -> list[str]:
@@ -316,7 +337,7 @@ def stated_rules(sentence: Features, previous: Iterable[Features] = (), lead_in:
     own_f = frozenset(own)
     near = own_f | context
     # a negated or hypothetical claim, another game format, a Spell/Trap Card's position: not these rules
-    blocked = [b["rules"] for b in procedural_blocks() if _satisfies(b["when"], frozenset(sentence.names), near, None)]
-    return [rule_id for rule_id, rule in procedural_rules().items()
-            if not any(rule_id.startswith(prefix) for prefix in blocked)
-            and any(_satisfies(r, own_f, near, polarity) for r in rule["readings"])]
+    blocks, rules = _readings()
+    blocked = tuple(prefix for when, prefix in blocks if when.holds(frozenset(sentence.names), near, None))
+    return [rule_id for rule_id, readings in rules
+            if not (blocked and rule_id.startswith(blocked)) and any(r.holds(own_f, near, polarity) for r in readings)]
