@@ -1028,7 +1028,7 @@ def _clean_page(content) -> bool:
     can only make a page take the general path, never skip a piece that
     needed cleaning."""
     text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
-    return not (INVISIBLE.search(text) or has_control_chars(text))  # as UNWANTED.search, a byte scan for controls
+    return not UNWANTED.search(text)  # one scan (INVISIBLE's and then has_control_chars' took twice its time)
 
 
 def _reference_controls(content) -> str | None:
