@@ -844,7 +844,7 @@ class _HtmlWalker:
                 self.skip.update(el for el in below if _classes(el) & label_classes)
             return frame.child(child, parent=self.footnote_refs.get(child.get("id", ""), frame.parent), note=True)
         elif "admonition" in classes:
-            title = self.first_below(child)[0]
+            title = self.first_below(child, 0)
             label = _line_from(title, self.skip, self.clean).text if title is not None else ""
             if title is not None:
                 self.skip.add(title)
@@ -862,7 +862,7 @@ class _HtmlWalker:
             frame.bullet = False
         elif name == "li":
             return frame.child(child, bullet=True, item=True)
-        elif name == "tr" and _layout_row(child, lambda cell: self.first_below(cell)[1] is not None):
+        elif name == "tr" and _layout_row(child, lambda cell: self.first_below(cell, 1) is not None):
             return frame.child(child)  # a table that lays out the page: its cells hold blocks, read as blocks
         elif name == "tr":
             self.emit([_line_from(child, self.skip, self.clean)], frame.child(child, chrome_lines=False))
@@ -870,19 +870,27 @@ class _HtmlWalker:
             return frame.child(child)
         return None
 
-    def first_below(self, element) -> tuple:
-        """(the first admonition title, the first heading) in ``element``'s
-        subtree, each None if it has none: found for every element of the
-        page in one pass the first time it is asked (a search of each
-        admonition's or table cell's subtree costs the square of the depth
-        of nested ones)."""
+    def first_below(self, element, slot: int):
+        """The first admonition title (``slot`` 0) or heading (``slot`` 1)
+        in ``element``'s subtree, None if it has none. Searched in place
+        among its first :data:`_NEAR_BELOW` descendants (an admonition's
+        title is its first child; most table cells are small); past them,
+        from a map of every element of the page built in one pass the first
+        time it is needed (:func:`_mark_ancestors`: a search of each
+        admonition's or table cell's whole subtree costs the square of the
+        depth of nested ones). The same element either way: the first in
+        document order."""
+        near = list(islice(element.iterdescendants(), _NEAR_BELOW + 1))
+        found = next((el for el in near if (_is_admonition_title(el) if slot == 0 else el.tag in HEADINGS)), None)
+        if found is not None or len(near) <= _NEAR_BELOW:
+            return found
         if self._below is None:
             self._below = {}
             root = element.getroottree().getroot()
             titles = root.xpath("//*[contains(concat(' ', normalize-space(@class), ' '), ' admonition-title ')]")
             _mark_ancestors(self._below, titles, 0)
             _mark_ancestors(self._below, [el for el in root.iter(*HEADINGS)], 1)
-        return self._below.get(element, (None, None))
+        return self._below.get(element, (None, None))[slot]
 
     def _lines_of_line_block(self, block) -> list[Line]:
         """Each ``.line`` child is a line; nested line-blocks are read in
@@ -942,6 +950,18 @@ def _paragraph_heading(el, classes: frozenset[str], text: str) -> str | None:
     if len(el) != 1 or el[0].tag not in ("strong", "b") or (el.text or "").strip() or (el[0].tail or "").strip():
         return None
     return text if CARD_NAME_ONLY.fullmatch(text) else None
+
+
+# Descendants of an admonition or a table cell searched in place for its title or heading (first_below).
+_NEAR_BELOW = 64
+_XML_SPACE = re.compile("[ \t\n\r]+")
+
+
+def _is_admonition_title(el) -> bool:
+    """Whether ``el`` is an element whose class attribute, split at XML white
+    space (as XPath's ``normalize-space``), holds ``admonition-title``."""
+    value = el.get("class") if isinstance(el.tag, str) else None
+    return bool(value) and "admonition-title" in value and "admonition-title" in _XML_SPACE.split(value)
 
 
 def _mark_ancestors(below: dict, elements: list, slot: int) -> None:
@@ -1008,7 +1028,7 @@ def _clean_page(content) -> bool:
     can only make a page take the general path, never skip a piece that
     needed cleaning."""
     text = etree.tostring(content, method="text", encoding="unicode", with_tail=False)
-    return not (INVISIBLE.search(text) or has_control_chars(text))  # as UNWANTED.search, a byte scan for controls
+    return not UNWANTED.search(text)  # one scan (INVISIBLE's and then has_control_chars' took twice its time)
 
 
 def _reference_controls(content) -> str | None:
@@ -1026,6 +1046,8 @@ def _reference_controls(content) -> str | None:
 def clean_href(href: str) -> str:
     """A link target without the characters :func:`clean_text` removes
     (``href="x&#x1b;[31m"``: libxml2 decodes references in attributes too)."""
+    if href.isprintable():  # every character UNWANTED names is unprintable (Unicode categories Cc and Cf)
+        return href
     return UNWANTED.sub("", href) if UNWANTED.search(href) else href
 
 
@@ -1112,7 +1134,10 @@ def check_elements(text: str, limit: int, source_id: str = "") -> None:
     and read (1.5 million empty ``<div>``s took 635 MB). Counted in C
     (``<`` less ``</``: at least the start tags), then, when that could be
     over the limit, tag by tag up to the first over it."""
-    if text.count("<") - text.count("</") <= limit:
+    if len(text) <= limit:
+        return  # each start tag has a "<" of its own: a page of fewer characters holds fewer tags
+    opens = text.count("<")
+    if opens <= limit or opens - text.count("</") <= limit:
         return
     over = next(islice(_TAG_OPEN.finditer(text), limit, None), None)
     if over is not None:
@@ -1133,8 +1158,9 @@ def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int
     and every tag only when the page's separators (white space, ``/``,
     quotes: each attribute is preceded by one) could number more than
     ``page_limit``."""
-    separators = sum(map(text.count, _SEPARATORS))
-    count_all = page_limit is not None and separators > page_limit
+    # the separators are counted only when the page is long enough to hold more (each is a character)
+    count_all = (page_limit is not None and len(text) > page_limit
+                 and separator_count(text) > page_limit)
     total = 0
     for tag in _START_TAG.finditer(text):
         if not count_all and tag.end() - tag.start() <= 2 * limit:
@@ -1150,6 +1176,16 @@ def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int
 
 
 _SEPARATORS = (" ", "\n", "\t", "\r", "\f", "/", '"', "'")
+_SEPARATOR_BYTES = "".join(_SEPARATORS).encode("ascii")
+
+
+def separator_count(text: str) -> int:
+    """How many characters of ``text`` are one of :data:`_SEPARATORS`:
+    counted in its UTF-8 bytes (where no other character's bytes are
+    ASCII) by one deletion in C, a ninth of the time of eight
+    ``str.count`` passes over a page of Chinese text."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return len(raw) - len(raw.translate(None, _SEPARATOR_BYTES))
 
 
 def _attribute_count(text: str, start: int, end: int, most: int) -> int:

@@ -174,3 +174,65 @@ def test_token_pattern_strings():
     assert procedural.token_pattern("CHANGE|switch *4 ?battle POSITION *8 turn", groups) == [
         {"LOWER": {"IN": ["change", "changed", "switch"]}}, {"OP": "{0,4}"}, {"LOWER": "battle", "OP": "?"},
         {"LOWER": "position"}, {"OP": "*"}, {"LOWER": "turn"}]
+
+
+def _one_matcher(nlp):
+    """One spaCy ``Matcher`` holding every pattern of the schema, each
+    feature filtered ``greedy="LONGEST"``: the reader's reference."""
+    from spacy.matcher import Matcher
+
+    from pipeline.schema import procedural_grammar
+
+    grammar = procedural_grammar()
+    matcher = Matcher(nlp.vocab)
+    for feature, patterns in grammar["patterns"].items():
+        matcher.add(feature, [procedural.token_pattern(p, grammar["words"]) for p in patterns], greedy="LONGEST")
+    return matcher
+
+
+def test_reader_finds_what_one_matcher_of_every_pattern_finds():
+    """The reader runs each pattern alone, only on sentences holding its
+    required words and only over the tokens around its anchor word: the
+    same spans per feature, in the same order, as one Matcher of every
+    pattern, on the rewrites, the sentence cases, the rulebook's paragraphs and 300 random runs of the
+    schema's words (up to 150 tokens: windows inside long sentences)."""
+    import random
+
+    from pipeline.extract import pipeline_for
+    from pipeline.schema import procedural_grammar
+
+    nlp = pipeline_for("en")
+    texts = [line for f in sorted(CASES.glob("*.txt")) for line in f.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    texts += [s for _, s in SENTENCES["states"]] + SENTENCES["states_nothing"]
+    rulebook = (BUNDLED / "pages/en/konami-tcg-rulebook-v10.txt").read_text(encoding="utf-8")
+    texts += [p for p, _ in paragraphs(rulebook)]  # long paragraphs
+    grammar = procedural_grammar()
+    words = sorted({w for group in grammar["words"].values() for w in group}
+                   | {w for patterns in grammar["patterns"].values() for p in patterns for token in p.split()
+                      for w in token.lstrip("?").split("|") if not w.isupper() and not w.startswith("*")})
+    words += ["the", "a", "it", "monster", ",", "."] * 20
+    rnd = random.Random(35)
+    texts += [" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 150))) for _ in range(300)]
+    matcher, differ = _one_matcher(nlp), []
+    for doc in nlp.pipe(texts):
+        found: dict[str, list[tuple[int, int]]] = {}
+        for match_id, start, end in matcher(doc):
+            found.setdefault(nlp.vocab.strings[match_id], []).append((start, end))
+        if doc.user_data[procedural.USER_DATA_KEY] != found:
+            differ.append(doc.text)
+    assert not differ, differ[:3]
+    assert len(texts) > 500
+
+
+def test_phrases_of_a_pattern_without_gaps():
+    """A pattern without gaps -> every word sequence it matches (the
+    PhraseMatcher's share); a pattern with a gap -> None (a Matcher's)."""
+    groups = {"CHANGE": ["change", "switch"], "POSITION": ["position"]}
+    assert sorted(procedural.phrases(procedural.token_pattern("?battle POSITION CHANGE", groups))) == [
+        ("battle", "position", "change"), ("battle", "position", "switch"), ("position", "change"),
+        ("position", "switch")]
+    assert procedural.phrases(procedural.token_pattern("?only ?once", groups)) == [("only", "once"), ("only",),
+                                                                                   ("once",)]
+    assert procedural.phrases(procedural.token_pattern("CHANGE *4 POSITION", groups)) is None
+    assert procedural.phrases(procedural.token_pattern("CHANGE *8 POSITION", groups)) is None
