@@ -171,3 +171,32 @@ def test_names_other_cards_texts_quote_link(name, english):
 
     link = card_index().link(name)
     assert (link.name_en, link.name_source) == (english, "quoted")
+
+
+def test_the_character_filter_keeps_every_key_a_fuzzy_match_can_reach():
+    """The fuzzy match compares a name only with the keys that share enough
+    characters with it (cards._CharFilter); over card names, misspellings of
+    them (a character dropped, one added) and names of no card, rapidfuzz
+    over the filtered keys returns exactly what it returns over every key."""
+    import random
+
+    from rapidfuzz import fuzz, process
+
+    from pipeline.cards import FUZZY_MARGIN, FUZZY_MIN, card_index
+
+    index = card_index()
+    cutoff = FUZZY_MIN - FUZZY_MARGIN
+    rng = random.Random(7)
+    names = rng.sample(index.fuzzy_keys, 60)
+    queries = names + [n[:i] + n[i + 1:] for n in names if len(n) > 5 for i in [rng.randrange(len(n))]]
+    queries += [n[:3] + "龙之" + n[3:] for n in names] + ["拉比林斯迷宫连环阵", "电子暗黑嵌合体", "随风旅鸟知更鸟"]
+    reached = 0
+    for query in queries:
+        every = process.extract(query, index.fuzzy_keys, scorer=fuzz.ratio, limit=8, score_cutoff=cutoff)
+        kept = index._fuzzy_filter.candidates(query, cutoff)
+        filtered = process.extract(query, [index.fuzzy_keys[j] for j in kept], scorer=fuzz.ratio, limit=8,
+                                   score_cutoff=cutoff)
+        assert [(k, s, i) for k, s, i in every] == [(k, s, kept[i]) for k, s, i in filtered], query
+        assert len(kept) < len(index.fuzzy_keys) / 10, query
+        reached += bool(every)
+    assert reached >= 100  # most queries do reach some key: the comparison is not between empty lists
