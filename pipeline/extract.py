@@ -47,7 +47,7 @@ from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
                         stamp_only, stamps_lead)
-from . import procedural
+from . import procedural, reading
 from .records import CardMention, Record, Statement, unnumbered
 from .schema import channel_labels, markers, retention_terms, retention_terms_en
 
@@ -702,7 +702,21 @@ def _read_terms(doc: Doc, text: str) -> list[_Term]:
         if label == "VERDICT" and value in _FLIPPED and _negated(text, a, terms):
             value = _FLIPPED[value]
         terms.append(_Term(label, value, a, b))
-    return _drop_listed_events(terms, text)
+    return _drop_listed_events(_read_more(terms, text, card_ranges, quoted), text)
+
+
+def _read_more(terms: list[_Term], text: str, card_ranges: list[tuple[int, int]],
+               quoted: list[tuple[int, int]]) -> list[_Term]:
+    """``terms`` with what :mod:`pipeline.reading` finds on top: an event
+    written in two parts (除外…回到场上) where no term names that event, and
+    the turn a summon kind's words name too (…特殊召唤的战斗阶段); in text order."""
+    named = {x.value for x in terms if x.kind == "EVENT"}
+    taken = [(x.start, x.end) for x in terms if x.kind == "EVENT"]
+    more = [x for x in reading.split_events(text, taken, card_ranges + quoted) if x[1] not in named]
+    more += reading.turn_kinds(text, [(x.kind, x.value, x.start, x.end) for x in terms if x.kind == "KIND"])
+    if not more:
+        return terms
+    return sorted(terms + [_Term(*x) for x in more], key=lambda x: (x.start, x.end))
 
 
 def _drop_listed_events(terms: list[_Term], text: str) -> list[_Term]:
@@ -997,13 +1011,17 @@ class _SentenceReader:
         objects = [y.value for y in _kinds_after(terms, i) if y.value in self.specific]
         if self.text[x.start:x.end] in self.t["outcome_objects"] and not objects:
             return  # 正常地回到场上: an adverb, no outcome
+        quote = reading.quoted_effect(self.text, x.end, clause_end) if x.kind == "ABILITY" else None
+        depends = [y.value for y in terms if quote and y.kind in ("KIND", "KIND*")
+                   and quote[0] <= y.start and y.end <= quote[1]
+                   and (self.ctx.strict or y.value in self.allowed)]  # 『③：融合召唤的这张卡…』: what it needs
         if self.ctx.strict:
-            named = self._strict_outcome_kinds(objects)
+            named = depends or self._strict_outcome_kinds(objects, x)
             if not named:
                 return
         else:
-            named = objects or self.kinds_before or self.last_kinds or self.recent or self.subject
-        kinds = _outcome_kinds(x, named, self.ctx, self.text, clause_end)
+            named = depends or objects or self.kinds_before or self.last_kinds or self.recent or self.subject
+        kinds = named if depends else _outcome_kinds(x, named, self.ctx, self.text, clause_end)
         # A flip itself frees a monster to attack: "free" after a flip shows nothing.
         events = [e for e in dict.fromkeys(self.pending) if x.value != "free" or e != "flip_face_up"]
         if not (kinds and events):
@@ -1038,14 +1056,24 @@ class _SentenceReader:
         rest = _elliptical_words().sub("", TRAILING_DATES.sub("", rest))
         return self.ctx.block_kinds if not LETTER.search(rest) else []
 
-    def _strict_outcome_kinds(self, objects: list[str]) -> list[str]:
+    def _strict_outcome_kinds(self, objects: list[str], x: _Term | None = None) -> list[str]:
         """Outside a topic section, the kinds an outcome word speaks of: only
         specific kinds the ruling names itself, the one right after it
         (``不会再归还控制权``), else its subject's (named before the event:
         ``自身①效果特殊召唤的「X」被一时除外…``). A granted ability after
         it (``subject_over_object``: ``仍然可以作2次攻击``) yields to a
         subject named by how it was summoned (``「剑斗兽」怪兽的效果特殊召唤的…``:
-        the monster's own effect, not a grant)."""
+        the monster's own effect, not a grant). A freedom word speaks of
+        the kind it implies (``可以改变表示形式``: :func:`pipeline.reading.implied_kind`),
+        else of what stood in the way that the ruling names (``freedom_kinds``:
+        ``攻击了的怪兽…可以攻击``) or of its subject."""
+        if x is not None and x.kind == "FREEDOM":
+            implied = reading.implied_kind(self.text[x.start:x.end])
+            if implied:
+                return [implied]
+            blocking = [k for k in self.kinds_before or self.lead if k in self.t["freedom_kinds"]]
+            if blocking:
+                return blocking
         subject = self._strict_subject()
         named = [k for k in objects if k in self.specific]
         if named and subject and set(named) <= set(self.t["subject_over_object"]):
@@ -1096,10 +1124,14 @@ class _SentenceReader:
                 self.last_kinds = self.ctx.section_last[0]
             return self.last_verdict, objects or self.kinds_before or self.last_kinds
         if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
-            return x.value, objects or self._strict_subject() or self._elliptical()
+            implied = reading.implied_kind(self.text[x.start:x.end])
+            return x.value, objects or ([implied] if implied else []) or self._strict_subject() or self._elliptical()
         fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
                                                or ([self.ctx.default] if self.ctx.default else []))
-        return x.value, objects or self.kinds_before or fallback
+        # 可以按照自己的意志 in the section 表示形式: the word names the section's kind, whatever monster it is about
+        implied = reading.implied_kind(self.text[x.start:x.end])
+        return x.value, objects or ([implied] if implied and implied == self.ctx.default else []) or (
+            self.kinds_before or fallback)
 
 
 def _with_cases(statements: list[Statement], cases: dict[Statement, str],
@@ -1196,15 +1228,16 @@ def _outcome_verdict(x: _Term, kind: str) -> str:
 @lru_cache(maxsize=1)
 def _retention_words() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
     """Patterns of the event words, the verdict words, the outcome words
-    (outcomes, abilities, freedoms) and the words of specific kinds (all but
-    ``generic_kinds``) of ``schema/retention_terms.json``."""
+    (outcomes, abilities, freedoms) and the words of the kinds of
+    ``schema/retention_terms.json``."""
     t = retention_terms()
-    generic = set(t["generic_kinds"])
     words = {
         "events": [w for ws in t["events"].values() for w in ws],
         "verdicts": [w for ws in t["verdicts"].values() for w in ws],
         "outcomes": [w for key in ("outcomes", "abilities", "freedoms") for ws in t[key].values() for w in ws],
-        "specific": [w for kind, ws in t["kinds"].items() if kind not in generic for w in ws],
+        # an outcome word may speak of a generic kind the ruling names (a freedom_kinds one, or one
+        # inside the quoted effect an ability word activates): the reader decides
+        "specific": [w for kind, ws in t["kinds"].items() for w in ws],
     }
     return tuple(re.compile(alternation(ws)) for ws in words.values())
 
@@ -1218,7 +1251,7 @@ def _speaks_of_retention(norm: str, example: bool = False) -> bool:
     (:meth:`_SentenceReader._strict_outcome_kinds`). The others state
     nothing and are not matched at all."""
     events_, verdicts_, outcomes_, specific_ = _retention_words()
-    return bool(events_.search(norm) and (verdicts_.search(norm) or (
+    return bool((events_.search(norm) or reading.split_events(norm, [], [])) and (verdicts_.search(norm) or (
         outcomes_.search(norm) and (example or specific_.search(norm)))))
 
 

@@ -358,6 +358,7 @@ def retention_terms() -> dict:
         for word in words:
             if word not in data["verdicts"].get("kept", []):
                 check.fail(f"scheduled_kinds.{kind}", f"{word!r} is not a term of verdicts.kept")
+    _check_reading_terms(check, data, kinds, evts)
     for i, event in enumerate(check.get(data, "continuity_events", list)):
         check.member(f"continuity_events[{i}]", event, evts, "an event")
     for key in ("all_kinds_except", "restricting_kinds", "generic_kinds", "subject_over_object"):
@@ -381,6 +382,29 @@ def retention_terms() -> dict:
             for i, k in enumerate(check.get(cfg, "allowed", list, where)):
                 check.member(f"{where}.allowed[{i}]", k, kinds, "an info kind")
     return data
+
+
+def _check_reading_terms(check: _Checker, data: dict, kinds, evts) -> None:
+    """The keys of retention_terms.json read by :mod:`pipeline.reading`:
+    ``implied_kinds`` (kind -> verdict or freedom terms), ``split_events``
+    (event -> ``leaves`` and ``returns`` words), ``turn_suffixes`` with
+    ``turn_kind``, ``freedom_kinds``."""
+    said = {w for key in ("verdicts", "freedoms") for ws in data[key].values() for w in ws}
+    for kind, words in check.get(data, "implied_kinds", dict).items():
+        check.member(f"implied_kinds.{kind}", kind, kinds, "an info kind")
+        for word in check.words({kind: words}, kind, "implied_kinds"):
+            if word not in said:
+                check.fail(f"implied_kinds.{kind}", f"{word!r} is not a term of verdicts or freedoms")
+    for event, parts in check.get(data, "split_events", dict).items():
+        check.member(f"split_events.{event}", event, evts, "an event")
+        if not isinstance(parts, dict):
+            check.fail(f"split_events.{event}", "must be an object with leaves and returns")
+        for key in ("leaves", "returns"):
+            check.words(parts, key, f"split_events.{event}")
+    check.words(data, "turn_suffixes")
+    check.member("turn_kind", check.get(data, "turn_kind", str), kinds, "an info kind")
+    for i, kind in enumerate(check.get(data, "freedom_kinds", list)):
+        check.member(f"freedom_kinds[{i}]", kind, kinds, "an info kind")
 
 
 def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:
