@@ -785,6 +785,8 @@ class _Context:
     # (kind, event, verdict) stated earlier in the section: the build's own set,
     # read only while the sentence is read (it grows between sentences)
     section_said: Collection[tuple[str, str, str]] = ()
+    # kinds the section's heading quotes (『融合召唤的这张卡』): what the effect its rulings are about needs
+    heading: frozenset[str] = frozenset()
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -1074,7 +1076,7 @@ class _SentenceReader:
             blocking = [k for k in self.kinds_before or self.lead if k in self.t["freedom_kinds"]]
             if blocking:
                 return blocking
-        subject = self._strict_subject()
+        subject = self._strict_subject() or [k for k in self.kinds_before or self.lead if k in self.ctx.heading]
         named = [k for k in objects if k in self.specific]
         if named and subject and set(named) <= set(self.t["subject_over_object"]):
             return subject
@@ -1309,18 +1311,19 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
         cfg = _section_config(section)
         strict = cfg is None
         cfg = cfg or _ANY_SECTION
+        heading = reading.heading_kinds(section[-1]) if strict and section else frozenset()
         said = section_said[section]
         if record.role == "example":
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
                                 _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict,
-                                         section_said=said), all_kinds)
+                                         section_said=said, heading=heading), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said) if strict else
+            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said, heading=heading) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
                             section_said=said))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)

@@ -98,3 +98,32 @@ def quoted_effect(text: str, after: int, clause_end: int) -> tuple[int, int] | N
     if closing < 0 or not rest.startswith(retention_terms()["ability_object"], closing + 1):
         return None
     return after + opening, after + closing + 1
+
+
+@lru_cache(maxsize=1)
+def _kind_words() -> list[tuple[str, str]]:
+    """(words, kind) of every kind of ``kinds``, longest words first."""
+    pairs = [(w, kind) for kind, words in retention_terms()["kinds"].items() for w in words]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+@lru_cache(maxsize=4096)
+def heading_kinds(heading: str) -> frozenset[str]:
+    """The kinds named inside the 『』 quotes of a section ``heading``
+    (canonical text): a card page's heading quotes the effect text its
+    rulings are about (``③效果 / 『融合召唤的这张卡』``), so a kind a ruling
+    under it names (融合召唤的这张卡…也能发动这个效果) is what that effect
+    depends on. Empty for a heading without a quote (most)."""
+    found: set[str] = set()
+    start = heading.find("『")
+    while start >= 0:
+        end = heading.find("』", start)
+        if end < 0:
+            break
+        quote = heading[start + 1:end]
+        for words, kind in _kind_words():
+            if words in quote:
+                found.add(kind)
+                quote = quote.replace(words, "\x00")
+        start = heading.find("『", end)
+    return frozenset(found)

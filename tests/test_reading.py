@@ -26,8 +26,11 @@ def read(text: str, script: str = "Hans", section=YEARLY) -> set:
     """The (kind, event, verdict) statements of one ruling, written in ``script``
     (Traditional: the Simplified text through OpenCC s2twp, as a Taiwan page writes it)."""
     region = "TW" if script == "Hant" else "CN"
-    written = convert(text, "s2twp") if script == "Hant" else text
-    page = Page("p", "zh", script, region, "", [Block(0, section, [Line(written)])])
+    def written(words: str) -> str:
+        return convert(words, "s2twp") if script == "Hant" else words
+
+    headings = tuple(written(h) for h in section)
+    page = Page("p", "zh", script, region, "", [Block(0, headings, [Line(written(text))])])
     [record] = extract(page, info_kinds())
     return {(s.info_kind, s.event, s.verdict) for s in record.statements if s.basis != "withdrawn"}
 
@@ -156,3 +159,14 @@ def test_a_properly_summoned_monster_is_no_kind_of_the_vocabulary(script):
     assert read(text, script) == set()
     assert read("这些怪兽因「月之书」等效果变成里侧的场合，仍然是特殊召唤的怪兽。", script) == {
         ("special_summoned", "face_down", "kept")}
+
+
+@BOTH
+def test_a_heading_that_quotes_the_effect_says_what_it_needs(script):
+    text = "因此，融合召唤的这张卡，在被变成里侧表示，或者一时除外后回到场上，再因对方从场上离开的场合，也能发动这个效果。"
+    quoted = ("冰剑龙 幻冰龙", "③效果", "『融合召唤的这张卡』")
+    assert read(text, script, quoted) == {("fusion_summoned", "face_down", "kept"), ("fusion_summoned", "temp_banish", "kept")}
+    # the same ruling under a heading that quotes nothing: a generic kind alone says nothing
+    assert read(text, script, ("冰剑龙 幻冰龙", "③效果")) == set()
+    # a heading quoting another kind: nothing either
+    assert read(text, script, ("冰剑龙 幻冰龙", "③效果", "『这张卡召唤的回合』")) == set()
