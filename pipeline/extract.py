@@ -946,9 +946,23 @@ class _SentenceReader:
                 i = self._verdict(terms, i, b)
                 continue
             i += 1
+        self._stated_by_words(terms)
         if not self.last_kinds and self.kinds_before:
             self.subject = list(dict.fromkeys(self.subject + self.kinds_before))
         self.recent = self.kinds_before or self.recent
+
+    def _stated_by_words(self, terms: list[_Term]) -> None:
+        """A grant's own words after an event, in a clause with no verdict or
+        outcome word (``stated_by_words``: 那个怪兽翻开后可以作2次攻击): it still holds."""
+        if self.has_verdict or self.hypothetical or not self.pending:
+            return
+        if any(x.kind in _OUTCOME_TERMS for x in terms):
+            return
+        kinds = [x.value for x in terms if x.kind == "KIND" and x.value in self.t["stated_by_words"]]
+        if kinds:
+            self._emit(kinds, list(dict.fromkeys(self.pending)), "kept", self.clause[1])
+            self.last_kinds, self.last_verdict, self.pending = kinds, "kept", []
+            self.case_from = self.clause[1] + 1
 
     def _emit(self, kinds: list[str], events: list[str], verdict: str, at: int) -> None:
         for k in (self.every_kind if kinds == ["*"] else kinds):
@@ -1070,7 +1084,7 @@ class _SentenceReader:
         else of what stood in the way that the ruling names (``freedom_kinds``:
         ``攻击了的怪兽…可以攻击``) or of its subject."""
         if x is not None and x.kind == "FREEDOM":
-            implied = reading.implied_kind(self.text[x.start:x.end])
+            implied = reading.implied_kind(self.text[x.start:x.end], self.text)
             if implied:
                 return [implied]
             blocking = [k for k in self.kinds_before or self.lead if k in self.t["freedom_kinds"]]
@@ -1126,12 +1140,12 @@ class _SentenceReader:
                 self.last_kinds = self.ctx.section_last[0]
             return self.last_verdict, objects or self.kinds_before or self.last_kinds
         if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
-            implied = reading.implied_kind(self.text[x.start:x.end])
+            implied = reading.implied_kind(self.text[x.start:x.end], self.text)
             return x.value, objects or ([implied] if implied else []) or self._strict_subject() or self._elliptical()
         fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
                                                or ([self.ctx.default] if self.ctx.default else []))
         # 可以按照自己的意志 in the section 表示形式: the word names the section's kind, whatever monster it is about
-        implied = reading.implied_kind(self.text[x.start:x.end])
+        implied = reading.implied_kind(self.text[x.start:x.end], self.text)
         return x.value, objects or ([implied] if implied and implied == self.ctx.default else []) or (
             self.kinds_before or fallback)
 

@@ -80,22 +80,31 @@ def _implied() -> dict[str, str]:
     return {word: kind for kind, words in retention_terms()["implied_kinds"].items() for word in words}
 
 
-def implied_kind(word: str) -> str | None:
-    """The kind verdict or freedom ``word`` names itself (``implied_kinds``), or None."""
-    return _implied().get(word)
+def implied_kind(word: str, sentence: str = "") -> str | None:
+    """The kind verdict or freedom ``word`` names itself (``implied_kinds``)
+    in ``sentence``, or None: a kind of ``implied_kinds_when`` only where
+    the sentence holds one of its ``needs`` words and none of its ``unless`` words."""
+    kind = _implied().get(word)
+    when = retention_terms()["implied_kinds_when"].get(kind) if kind else None
+    if when and (not any(w in sentence for w in when["needs"]) or any(w in sentence for w in when["unless"])):
+        return None
+    return kind
 
 
 def quoted_effect(text: str, after: int, clause_end: int) -> tuple[int, int] | None:
     """The 『』 quote that an ability word ending at ``after`` activates: it
     opens right after the word (a ① mark or two between allowed) and
-    ``ability_object`` (效果) follows its closing mark, all before
+    ``ability_object`` (效果) follows its closing mark (or 的 after it), all before
     ``clause_end``. Returns the quote's range (marks included), or None."""
     rest = text[after:clause_end]
     opening = rest.find("『")
     if opening < 0 or opening > 2:
         return None
     closing = rest.find("』", opening)
-    if closing < 0 or not rest.startswith(retention_terms()["ability_object"], closing + 1):
+    if closing < 0:
+        return None
+    joined = closing + 2 if rest.startswith("的", closing + 1) else closing + 1  # 『…』的效果
+    if not rest.startswith(retention_terms()["ability_object"], joined):
         return None
     return after + opening, after + closing + 1
 

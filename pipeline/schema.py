@@ -386,15 +386,23 @@ def retention_terms() -> dict:
 
 def _check_reading_terms(check: _Checker, data: dict, kinds, evts) -> None:
     """The keys of retention_terms.json read by :mod:`pipeline.reading`:
-    ``implied_kinds`` (kind -> verdict or freedom terms), ``split_events``
+    ``implied_kinds`` (kind -> verdict or freedom terms) with
+    ``implied_kinds_when`` (kind -> ``needs`` and ``unless`` words), ``split_events``
     (event -> ``leaves`` and ``returns`` words), ``turn_suffixes`` with
-    ``turn_kind``, ``freedom_kinds``."""
+    ``turn_kind``, ``freedom_kinds``, ``stated_by_words``."""
     said = {w for key in ("verdicts", "freedoms") for ws in data[key].values() for w in ws}
     for kind, words in check.get(data, "implied_kinds", dict).items():
         check.member(f"implied_kinds.{kind}", kind, kinds, "an info kind")
         for word in check.words({kind: words}, kind, "implied_kinds"):
             if word not in said:
                 check.fail(f"implied_kinds.{kind}", f"{word!r} is not a term of verdicts or freedoms")
+    for kind, when in check.get(data, "implied_kinds_when", dict).items():
+        if kind not in data["implied_kinds"]:
+            check.fail(f"implied_kinds_when.{kind}", "is not a kind of implied_kinds")
+        if not isinstance(when, dict):
+            check.fail(f"implied_kinds_when.{kind}", "must be an object with needs and unless")
+        for key in ("needs", "unless"):
+            check.words(when, key, f"implied_kinds_when.{kind}")
     for event, parts in check.get(data, "split_events", dict).items():
         check.member(f"split_events.{event}", event, evts, "an event")
         if not isinstance(parts, dict):
@@ -403,8 +411,9 @@ def _check_reading_terms(check: _Checker, data: dict, kinds, evts) -> None:
             check.words(parts, key, f"split_events.{event}")
     check.words(data, "turn_suffixes")
     check.member("turn_kind", check.get(data, "turn_kind", str), kinds, "an info kind")
-    for i, kind in enumerate(check.get(data, "freedom_kinds", list)):
-        check.member(f"freedom_kinds[{i}]", kind, kinds, "an info kind")
+    for key in ("freedom_kinds", "stated_by_words"):
+        for i, kind in enumerate(check.get(data, key, list)):
+            check.member(f"{key}[{i}]", kind, kinds, "an info kind")
 
 
 def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:

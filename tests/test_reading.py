@@ -170,3 +170,29 @@ def test_a_heading_that_quotes_the_effect_says_what_it_needs(script):
     assert read(text, script, ("冰剑龙 幻冰龙", "③效果")) == set()
     # a heading quoting another kind: nothing either
     assert read(text, script, ("冰剑龙 幻冰龙", "③效果", "『这张卡召唤的回合』")) == set()
+
+
+@BOTH
+def test_a_grant_named_after_a_flip_still_holds(script):
+    text = ("「魔女术的合作」效果处理时对象怪兽变成里侧表示的场合，这个效果正常适用，那个怪兽翻开后可以作2次攻击，"
+            "直到伤害步骤结束时对方不能发动魔法·陷阱卡。19/3/4")
+    assert read(text, script) == {("applied_protection", "flip_face_up", "kept")}
+    assert read("里侧表示的怪兽不会被战斗·效果破坏。", script) == set()  # no event
+    # 翻开 of cards (not of a monster) is no flip
+    assert read("「名推理」的效果翻开后可以作2次攻击。", script) == set()
+
+
+@BOTH
+def test_a_quoted_condition_before_its_effect_word(script):
+    head = "「X」被「亚空间物质传送装置」除外，结束阶段回到场上的场合，"
+    assert read(head + "不能发动『这张卡特殊召唤的回合』的效果。", script) == {("summoned_this_turn", "temp_banish", "lost")}
+    assert read("上级召唤的「X」被一时除外，回到场上后不能发动『上级召唤的这张卡』的效果。", script) == {
+        ("tribute_summoned", "temp_banish", "lost")}
+
+
+@BOTH
+def test_control_not_given_back_needs_control_taken_for_good(script):
+    # a monster whose control passes later: no word of control taken, no statement of that kind
+    assert read("召唤的「太阳神之翼神龙-球体形」被一时除外，回到场上后不会归还控制权。17/3/24", script) == set()
+    # control taken for a time
+    assert read("用「精神操作」直到结束阶段得到控制权的怪兽被一时除外的场合，不会归还控制权。", script) == set()
