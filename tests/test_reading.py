@@ -196,3 +196,15 @@ def test_control_not_given_back_needs_control_taken_for_good(script):
     assert read("召唤的「太阳神之翼神龙-球体形」被一时除外，回到场上后不会归还控制权。17/3/24", script) == set()
     # control taken for a time
     assert read("用「精神操作」直到结束阶段得到控制权的怪兽被一时除外的场合，不会归还控制权。", script) == set()
+
+
+@BOTH
+def test_counters_removed_and_attacks_again(script):
+    text = "放置了指示物的怪兽离开怪兽区域或变成里侧表示时，指示物会全部取除。"
+    assert read(text, script) == {("counters", "face_down", "lost")}
+    assert read("放置了指示物的怪兽离开怪兽区域时，指示物会全部取除。", script) == set()  # leaving for good
+    assert read("已经攻击过的怪兽被一时除外再回到场上后，可以再次攻击。", script) == {("attack_declared", "temp_banish", "lost")}
+    assert read("攻击过的「X」被一时除外再回到场上后，这个回合不能再进行攻击。", script) == {
+        ("attack_declared", "temp_banish", "kept")}
+    # a grant to attack again names no information the event took
+    assert read("「X」被一时除外再回到场上后，这个回合可以再次攻击。", script) == set()
