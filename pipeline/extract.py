@@ -787,6 +787,8 @@ class _Context:
     section_said: Collection[tuple[str, str, str]] = ()
     # kinds the section's heading quotes (『融合召唤的这张卡』): what the effect its rulings are about needs
     heading: frozenset[str] = frozenset()
+    # the cards the ruling just before named (with block_kinds, outside a topic section): the same case
+    block_cards: frozenset[str] = frozenset()
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -1066,11 +1068,22 @@ class _SentenceReader:
         goes on speaking of it; ``魔法·陷阱卡被盖放的场合，…不适用`` does not."""
         if not self.ctx.block_kinds or "？" in self.text or "?" in self.text:  # a question states nothing
             return []
+        if self._same_case():
+            return self.ctx.block_kinds
         rest = self.text
         for t in sorted((t for t in self.terms if t.kind in ("EVENT", "VERDICT")), key=lambda t: -t.start):
             rest = rest[:t.start] + " " + rest[t.end:]
         rest = _elliptical_words().sub("", TRAILING_DATES.sub("", rest))
         return self.ctx.block_kinds if not LETTER.search(rest) else []
+
+    def _same_case(self) -> bool:
+        """Whether the sentence goes on with the case of the ruling just
+        before in its block: it names cards, every one of them named there
+        too (``ctx.block_cards``), and no kind of its own (``「X」的效果特殊召唤的「Y」…
+        不再适用。`` then ``「Y」被一时除外的场合，回到场上后也适用。``)."""
+        cards = CARD_QUOTE.findall(self.text)
+        return (bool(cards) and set(cards) <= self.ctx.block_cards
+                and not any(t.kind in ("KIND", "KIND*") for t in self.terms))
 
     def _strict_outcome_kinds(self, objects: list[str], x: _Term | None = None) -> list[str]:
         """Outside a topic section, the kinds an outcome word speaks of: only
@@ -1090,7 +1103,8 @@ class _SentenceReader:
             blocking = [k for k in self.kinds_before or self.lead if k in self.t["freedom_kinds"]]
             if blocking:
                 return blocking
-        subject = self._strict_subject() or [k for k in self.kinds_before or self.lead if k in self.ctx.heading]
+        subject = (self._strict_subject() or [k for k in self.kinds_before or self.lead if k in self.ctx.heading]
+                   or (self.ctx.block_kinds if self.ctx.block_kinds and self._same_case() else []))
         named = [k for k in objects if k in self.specific]
         if named and subject and set(named) <= set(self.t["subject_over_object"]):
             return subject
@@ -1317,9 +1331,11 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     last_role: dict[int, str] = {}
     # Outside topic sections: the kinds the block's ruling just before stated (one ruling back only).
     carried: dict[int, list[str]] = {}
+    carried_cards: dict[int, frozenset[str]] = {}  # the cards that ruling named
     for record, sentences in zip(records, docs):
         section = record.norm_section or record.section
         carry = carried.pop(record.block, None) if carried else None
+        cards = carried_cards.pop(record.block, frozenset()) if carried_cards else frozenset()
         if sentences is None:
             continue
         cfg = _section_config(section)
@@ -1337,7 +1353,8 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
         superseded = record.status == "superseded"
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said, heading=heading) if strict else
+            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said, heading=heading,
+                            block_cards=cards) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
                             section_said=said))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
@@ -1349,6 +1366,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
                 if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
                     block_kinds[record.block] = kinds
                     carry = carried[record.block] = kinds
+                    cards = carried_cards[record.block] = frozenset(CARD_QUOTE.findall(record.norm))
                 section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
                                          sorted({x.event for x in statements}), statements[-1].verdict)
         if any(x.basis in ("stated", "exception") for x in record.statements) and not superseded:

@@ -208,3 +208,25 @@ def test_counters_removed_and_attacks_again(script):
         ("attack_declared", "temp_banish", "kept")}
     # a grant to attack again names no information the event took
     assert read("「X」被一时除外再回到场上后，这个回合可以再次攻击。", script) == set()
+
+
+def read_block(lines: list[str], script: str = "Hans") -> list[set]:
+    """The statements of each ruling of one block of a yearly log."""
+    region = "TW" if script == "Hant" else "CN"
+    written = [convert(t, "s2twp") if script == "Hant" else t for t in lines]
+    page = Page("p", "zh", script, region, "", [Block(0, YEARLY, [Line(t) for t in written])])
+    return [{(s.info_kind, s.event, s.verdict) for s in r.statements} for r in extract(page, info_kinds())]
+
+
+@BOTH
+def test_the_ruling_just_before_on_the_same_card_gives_the_kind(script):
+    first = "「贤者的圣杯」的效果特殊召唤的「X」变成里侧表示的场合，不再是『这个效果特殊召唤的怪兽』。"
+    same = "「X」被一时除外的场合，回到场上后仍然适用结束阶段的处理。"
+    other = "「Y」被一时除外的场合，回到场上后仍然适用结束阶段的处理。"
+    assert read_block([first, same], script) == [{("summoned_by_specific_effect", "face_down", "lost")},
+                                                 {("summoned_by_specific_effect", "temp_banish", "kept")}]
+    assert read_block([first, other], script)[1] == set()  # another card: another case
+    assert read_block([same], script) == [set()]  # alone it names no kind
+    # one ruling back only
+    between = "「X」的②效果可以在对方回合发动。"
+    assert read_block([first, between, same], script)[2] == set()
