@@ -1005,7 +1005,7 @@ class _SentenceReader:
         Only of a kind the ruling names (not the summons listed for the span,
         召唤·特殊召唤·反转召唤到…为止), and not after a negator (不需要持续…)."""
         lead = self.text[self.clause[0]:x.start]
-        if self.ctx.strict or self.hypothetical or any(n in lead for n in self.t["negators"]):
+        if self.hypothetical or any(n in lead for n in self.t["negators"]):
             return
         kinds = [k for k in self.kinds_before or self.subject if k in self.specific]
         if kinds:
@@ -1256,33 +1256,39 @@ def _outcome_verdict(x: _Term, kind: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _retention_words() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+def _retention_words() -> tuple[re.Pattern, ...]:
     """Patterns of the event words, the verdict words, the outcome words
-    (outcomes, abilities, freedoms) and the words of the kinds of
-    ``schema/retention_terms.json``."""
+    (outcomes, abilities, freedoms), the words of the kinds, the
+    ``continuity`` phrases and the words of the specific kinds (all but
+    ``generic_kinds``) of ``schema/retention_terms.json``."""
     t = retention_terms()
+    generic = set(t["generic_kinds"])
     words = {
         "events": [w for ws in t["events"].values() for w in ws],
         "verdicts": [w for ws in t["verdicts"].values() for w in ws],
         "outcomes": [w for key in ("outcomes", "abilities", "freedoms") for ws in t[key].values() for w in ws],
         # an outcome word may speak of a generic kind the ruling names (a freedom_kinds one, or one
         # inside the quoted effect an ability word activates): the reader decides
-        "specific": [w for kind, ws in t["kinds"].items() for w in ws],
+        "kinds": [w for kind, ws in t["kinds"].items() for w in ws],
+        "continuity": t["continuity"],
+        "specific": [w for kind, ws in t["kinds"].items() if kind not in generic for w in ws],
     }
     return tuple(re.compile(alternation(ws)) for ws in words.values())
 
 
 def _speaks_of_retention(norm: str, example: bool = False) -> bool:
     """Whether a ruling outside the topic sections may state a retention:
-    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是),
-    or an outcome word (不能再发动, 仍然可以攻击) and, unless it is an
-    ``example`` (which may show the kinds of its principle), a specific kind:
-    the only kind an outcome word of a principle speaks of there
-    (:meth:`_SentenceReader._strict_outcome_kinds`). The others state
-    nothing and are not matched at all."""
-    events_, verdicts_, outcomes_, specific_ = _retention_words()
+    it names an event (变成里侧, 一时除外, 除外…回到场上) and a verdict word
+    (不再是, 仍然是), or an outcome word (不能再发动, 仍然可以攻击) and, unless
+    it is an ``example`` (which may show the kinds of its principle), a kind
+    (:meth:`_SentenceReader._strict_outcome_kinds` decides which count); or a
+    continuity phrase (持续在怪兽区域表侧表示…才会发动: both events) and a
+    specific kind. The others state nothing and are not matched at all."""
+    events_, verdicts_, outcomes_, kinds_, continuity_, specific_ = _retention_words()
+    if continuity_.search(norm) and specific_.search(norm):  # 持续在怪兽区域表侧表示…才会发动: both events
+        return True
     return bool((events_.search(norm) or reading.split_events(norm, [], [])) and (verdicts_.search(norm) or (
-        outcomes_.search(norm) and (example or specific_.search(norm)))))
+        outcomes_.search(norm) and (example or kinds_.search(norm)))))
 
 
 # Outside a retention topic section a ruling states only what it names itself:
