@@ -230,3 +230,13 @@ def test_the_ruling_just_before_on_the_same_card_gives_the_kind(script):
     # one ruling back only
     between = "「X」的②效果可以在对方回合发动。"
     assert read_block([first, between, same], script)[2] == set()
+
+
+@BOTH
+def test_staying_face_up_until_later_is_lost_on_both_events_anywhere(script):
+    text = "自身①的方法特殊召唤的「异次元的精灵」在到下次的准备阶段持续在怪兽区域表侧表示的状况才会发动②效果。17/9/23"
+    assert read(text, script) == {("summoned_by_own_procedure", "face_down", "lost"),
+                                  ("summoned_by_own_procedure", "temp_banish", "lost")}
+    # a generic kind says nothing; a negator says it need not stay
+    assert read("上级召唤的「嵌合蝎尾狮」在到下次的自己准备阶段持续在怪兽区域表侧表示的状况才会发动①效果。", script) == set()
+    assert read("自身①的方法特殊召唤的「X」不需要持续在怪兽区域表侧表示，也会发动②效果。", script) == set()
