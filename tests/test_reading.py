@@ -240,3 +240,14 @@ def test_staying_face_up_until_later_is_lost_on_both_events_anywhere(script):
     # a generic kind says nothing; a negator says it need not stay
     assert read("上级召唤的「嵌合蝎尾狮」在到下次的自己准备阶段持续在怪兽区域表侧表示的状况才会发动①效果。", script) == set()
     assert read("自身①的方法特殊召唤的「X」不需要持续在怪兽区域表侧表示，也会发动②效果。", script) == set()
+
+
+@BOTH
+def test_values_back_to_the_card_and_a_quoted_summon_by_an_effect(script):
+    text = ("因各种不是持续适用的效果，导致怪兽的攻击力·守备力与卡片下方记载的数值不同的场合，那个怪兽在变成里侧表示或被一时除外后，"
+            "回到卡片记载的数值。")
+    assert read(text, script) == {("stat_changes", "face_down", "lost"), ("stat_changes", "temp_banish", "lost")}
+    assert read("发动「X」的场合，攻击力回到卡片记载的数值。", script) == set()  # no event
+    text = ("「混沌No.1000 梦幻虚神 原数天灵」的效果特殊召唤的「X」因卡的效果变成里侧表示时，"
+            "不再是『「混沌No.1000 梦幻虚神 原数天灵」的效果特殊召唤』的卡。")
+    assert read(text, script) == {("summoned_by_own_procedure", "face_down", "lost")}
