@@ -789,6 +789,8 @@ class _Context:
     heading: frozenset[str] = frozenset()
     # the cards the ruling just before named (with block_kinds, outside a topic section): the same case
     block_cards: frozenset[str] = frozenset()
+    # the specific kinds the ruling's previous sentence named: what 这个效果 points back at
+    before: tuple[str, ...] = ()
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -1076,6 +1078,14 @@ class _SentenceReader:
         rest = _elliptical_words().sub("", TRAILING_DATES.sub("", rest))
         return self.ctx.block_kinds if not LETTER.search(rest) else []
 
+    def _pointed_back(self) -> list[str]:
+        """Outside a topic section, the kinds the ruling's previous sentence
+        named (``ctx.before``) when this one points back at its effect
+        (``anaphora``: 若这个效果已经适用，再变成里侧的时点不再适用) and names no kind."""
+        if not self.ctx.before or any(t.kind in ("KIND", "KIND*") for t in self.terms):
+            return []
+        return list(self.ctx.before) if any(w in self.text for w in self.t["anaphora"]) else []
+
     def _same_case(self) -> bool:
         """Whether the sentence goes on with the case of the ruling just
         before in its block: it names cards, every one of them named there
@@ -1155,7 +1165,8 @@ class _SentenceReader:
             return self.last_verdict, objects or self.kinds_before or self.last_kinds
         if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
             implied = reading.implied_kind(self.text[x.start:x.end], self.text)
-            return x.value, objects or ([implied] if implied else []) or self._strict_subject() or self._elliptical()
+            return x.value, (objects or ([implied] if implied else []) or self._strict_subject() or self._elliptical()
+                             or self._pointed_back())
         fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
                                                or ([self.ctx.default] if self.ctx.default else []))
         # 可以按照自己的意志 in the section 表示形式: the word names the section's kind, whatever monster it is about
@@ -1357,13 +1368,15 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
+        before: tuple[str, ...] = ()
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
             ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said, heading=heading,
-                            block_cards=cards) if strict else
+                            block_cards=cards, before=before) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
                             section_said=said))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
+            before = _named_kinds(sentence, all_kinds) if strict else ()
             dates = _sentence_dates(record, sentence)
             for x in statements:
                 record.add_statement(replace(x, basis="withdrawn" if withdrawn else x.basis, dates=dates))
@@ -1380,6 +1393,14 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
                 principles[record.block] = []
             last_role[record.block] = "principle"
             principles.setdefault(record.block, []).append(record)
+
+
+def _named_kinds(sentence: _Sentence, all_kinds: list[str]) -> tuple[str, ...]:
+    """The specific kinds ``sentence`` names (in text order, each once): what
+    ``anaphora`` in the next sentence of its ruling may point back at."""
+    specific = _specific_kinds(tuple(all_kinds))
+    terms = _terms(sentence.doc, sentence.norm)
+    return tuple(dict.fromkeys(t.value for t in terms if t.kind in ("KIND", "KIND*") and t.value in specific))
 
 
 def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:

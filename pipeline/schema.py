@@ -316,7 +316,8 @@ def expand_alternatives(term: str) -> list[str]:
 
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
                    "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers",
-                   "neutral", "outcome_objects", "other_actors", "information_nouns", "elliptical_words")
+                   "neutral", "outcome_objects", "other_actors", "information_nouns", "elliptical_words",
+                   "anaphora")
 
 
 @lru_cache(maxsize=1)

@@ -251,3 +251,18 @@ def test_values_back_to_the_card_and_a_quoted_summon_by_an_effect(script):
     text = ("「混沌No.1000 梦幻虚神 原数天灵」的效果特殊召唤的「X」因卡的效果变成里侧表示时，"
             "不再是『「混沌No.1000 梦幻虚神 原数天灵」的效果特殊召唤』的卡。")
     assert read(text, script) == {("summoned_by_own_procedure", "face_down", "lost")}
+
+
+@BOTH
+def test_this_effect_points_back_at_the_sentence_before(script):
+    text = ("『不会被战斗·效果破坏』的效果处理时，对象怪兽变成里侧的场合，这个效果仍然适用。"
+            "若这个效果已经适用，再变成里侧的时点不再适用。")
+    assert read(text, script) == {("applied_protection", "face_down", "lost")}
+    # no pointing word: the second sentence names nothing
+    text = ("『不会被战斗·效果破坏』的效果处理时，对象怪兽变成里侧的场合，这个效果仍然适用。"
+            "若已经适用，再变成里侧的时点不再适用。")
+    assert read(text, script) == set()
+    # 由于离场 (because it left the field) keeps a ruling elliptical
+    block = read_block(["『这个效果发动的回合，这张卡○○』适用后，发动效果的卡片变成里侧的场合不再适用。",
+                        "一时除外的场合由于离场也不适用。"], script)
+    assert block == [{("pledge_self", "face_down", "lost")}, {("pledge_self", "temp_banish", "lost")}]
