@@ -1035,6 +1035,10 @@ class _SentenceReader:
         depends = [y.value for y in terms if quote and y.kind in ("KIND", "KIND*")
                    and quote[0] <= y.start and y.end <= quote[1]
                    and (self.ctx.strict or y.value in self.allowed)]  # 『③：融合召唤的这张卡…』: what it needs
+        if not depends and self.ctx.strict and x.kind == "ABILITY" and reading.points_back(self.text, x.end):
+            quoted = _quote_ranges(self.text, "『", "』")  # 持有『反转的回合』发动的效果…不能再发动这类效果
+            depends = [y.value for y in self.terms if y.kind in ("KIND", "KIND*") and y.end <= x.start
+                       and _inside(quoted, y.start, y.end)]
         if self.ctx.strict:
             named = depends or self._strict_outcome_kinds(objects, x)
             if not named:

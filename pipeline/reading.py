@@ -136,3 +136,9 @@ def heading_kinds(heading: str) -> frozenset[str]:
                 quote = quote.replace(words, "\x00")
         start = heading.find("『", end)
     return frozenset(found)
+
+
+def points_back(text: str, after: int) -> bool:
+    """Whether an ability word ending at ``after`` activates the effect an
+    ``anaphora`` word right after it points back at (不能再发动这类效果)."""
+    return text.startswith(tuple(retention_terms()["anaphora"]), after)

@@ -266,3 +266,11 @@ def test_this_effect_points_back_at_the_sentence_before(script):
     block = read_block(["『这个效果发动的回合，这张卡○○』适用后，发动效果的卡片变成里侧的场合不再适用。",
                         "一时除外的场合由于离场也不适用。"], script)
     assert block == [{("pledge_self", "face_down", "lost")}, {("pledge_self", "temp_banish", "lost")}]
+
+
+@BOTH
+def test_an_ability_on_this_kind_of_effect_speaks_of_the_quoted_one(script):
+    text = "当回合反转的怪兽，持有『反转的回合』发动的效果时，在发动这类效果前，被一时除外的场合，回到场上后不能再发动这类效果。"
+    assert read(text, script) == {("flipped", "temp_banish", "lost")}
+    # no quote: the generic kind of its subject says nothing
+    assert read("当回合反转的怪兽被一时除外的场合，回到场上后不能再发动这类效果。", script) == set()
