@@ -196,6 +196,10 @@ def test_control_not_given_back_needs_control_taken_for_good(script):
     assert read("召唤的「太阳神之翼神龙-球体形」被一时除外，回到场上后不会归还控制权。17/3/24", script) == set()
     # control taken for a time
     assert read("用「精神操作」直到结束阶段得到控制权的怪兽被一时除外的场合，不会归还控制权。", script) == set()
+    # control given back: lost, of control taken for a time only
+    assert read("用「精神操作」直到结束阶段得到控制权的怪兽被一时除外的场合，回到场上后控制权立即归还。", script) == {
+        ("control_temporary", "temp_banish", "lost")}
+    assert read("通过「大逮捕」效果获得控制权的怪兽之后变成里侧守备表示的场合，控制权归还。", script) == set()
 
 
 @BOTH
