@@ -47,7 +47,7 @@ from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
                         stamp_only, stamps_lead)
-from . import procedural, reading
+from . import exams, procedural, reading
 from .records import CardMention, Record, Statement, unnumbered
 from .schema import channel_labels, markers, retention_terms, retention_terms_en
 
@@ -1617,4 +1617,5 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
         resolve_statements(records, docs, all_kinds)
     else:
         resolve_english_statements(records, docs)
+    exams.keep_answers(records)  # an exam's options: only the key's right answers say something
     return records

@@ -642,7 +642,9 @@ def markers() -> dict:
     words after a 「name」 that make it an archetype: 怪兽, 卡, S怪兽) and
     ``term_quote_patterns`` (game terms, not cards, in any quote marks:
     「攻击力·守备力」, 『永续魔法』, “战斗阶段”; matched against the quoted
-    name's key, ignoring case)."""
+    name's key, ignoring case), and ``exams`` (the ``option`` and answer
+    ``key_line`` patterns of an exam page, the ``right_words`` and
+    ``wrong_words`` of its questions: :mod:`pipeline.exams`)."""
     data = _json("markers.json")
     check = _Checker("markers.json")
     for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "answered_suffixes",
@@ -662,6 +664,14 @@ def markers() -> dict:
                 re.compile(pattern)
             except re.error as exc:
                 check.fail(f"{key}[{i}]", f"is not a regular expression: {exc}")
+    exams = check.get(data, "exams", dict)
+    for key in ("option", "key_line"):
+        try:
+            re.compile(check.get(exams, key, str, "exams"))
+        except re.error as exc:
+            check.fail(f"exams.{key}", f"is not a regular expression: {exc}")
+    for key in ("right_words", "wrong_words"):
+        check.words(exams, key, "exams")
     return data
 
 

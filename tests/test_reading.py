@@ -278,3 +278,32 @@ def test_an_ability_on_this_kind_of_effect_speaks_of_the_quoted_one(script):
     assert read(text, script) == {("flipped", "temp_banish", "lost")}
     # no quote: the generic kind of its subject says nothing
     assert read("当回合反转的怪兽被一时除外的场合，回到场上后不能再发动这类效果。", script) == set()
+
+
+EXAM = ["关于下例状况中的行为，以下说明正确的是？",
+        "A.召唤的怪兽被「月之书」的效果变成里侧守备表示的时点，就不再是这个回合召唤的怪兽，因此「穿刺的落穴」不能发动",
+        "B.其他4项说明均不正确",
+        "C.「X」的效果适用",
+        "D.「Y」的效果适用",
+        "E.即使被「月之书」的效果变成里侧守备表示，那是这个回合召唤的怪兽的事实不会改变，可以发动「穿刺的落穴」",
+        "关于下例状况中的行为，以下说明不正确的是？",
+        "A.「X」的效果适用",
+        "B.从额外卡组特殊召唤的怪兽变成里侧守备表示的场合，不再当作从额外卡组特殊召唤的怪兽。",
+        "C.「Y」的效果适用",
+        "D.「Z」的效果适用",
+        "E.从额外卡组特殊召唤的怪兽变成里侧守备表示的场合，仍然当作从额外卡组特殊召唤的怪兽。"]
+
+
+@pytest.mark.parametrize("key, expected", [
+    # only the key's answer to the question asking what is right; question 2 asks for the wrong one
+    (["1-2 EE"], {"E.即使": {("summoned_this_turn", "face_down", "kept")}}),
+    (["1-2 AE"], {"A.召唤": {("summoned_this_turn", "face_down", "lost")}}),  # the key decides, not the words
+    (["1-1 E"], {}),  # a key that does not answer every question: no option says anything
+    ([], {}),  # no key: no option says anything
+])
+def test_an_exam_option_states_only_as_the_keys_right_answer(key, expected):
+    page = Page("p", "zh", "Hans", "CN", "", [Block(0, ("2019年游戏王OCG规则检定测试", "应用部分"), [Line(t) for t in EXAM]),
+                                             Block(1, ("2019年游戏王OCG规则检定测试", "答案"), [Line(t) for t in key])])
+    said = {r.text[:4]: {(s.info_kind, s.event, s.verdict) for s in r.statements}
+            for r in extract(page, info_kinds()) if r.statements}
+    assert said == expected
