@@ -497,7 +497,10 @@ def test_the_retention_gate_skips_only_rulings_that_state_nothing(source_id, mon
     from pipeline import reading
 
     events_, verdicts_, outcomes_, _, continuity_, specific_ = extract_module._retention_words()
-    monkeypatch.setattr(extract_module, "_speaks_of_retention", lambda norm, example=False: bool(
-        (events_.search(norm) or reading.split_events(norm, [], [])) and (verdicts_.search(norm) or outcomes_.search(norm))
-        or (continuity_.search(norm) and specific_.search(norm))))
+    def wider(norm: str, example: bool = False) -> bool:
+        named_event = events_.search(norm) or reading.split_events(norm, [], [])
+        return bool(named_event and (verdicts_.search(norm) or outcomes_.search(norm))
+                    or (continuity_.search(norm) and specific_.search(norm)))
+
+    monkeypatch.setattr(extract_module, "_speaks_of_retention", wider)
     assert gated == statements() and len(gated) > 30
