@@ -40,6 +40,9 @@ MANIFEST_NAME = "manifest.tsv"
 COLUMNS = ("id", "url", "language", "script", "region", "format", "licence", "path", "fetch", "notes")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
 FORMATS = {"html", "text", "markdown", "pdf-text"}
+# Data a build reads beside the pages, not pages: card texts (gzip JSON lines, pipeline/cardtext.py).
+# load_manifest leaves these rows out; load_data_sources returns them.
+DATA_FORMATS = {"card-texts"}
 LANGUAGES = {"zh", "en"}
 # ISO 15924 scripts a page of each language may declare ('': detected from the text).
 SCRIPTS = {"zh": ("", "Hans", "Hant"), "en": ("", "Latn")}
@@ -110,7 +113,19 @@ def prepare_corpus(corpus_dir: Path | str) -> Path:
 
 
 def load_manifest(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
-    """Read and validate ``corpus_dir/manifest.tsv``; rows keep file order."""
+    """Read and validate ``corpus_dir/manifest.tsv``; rows keep file order.
+    The pages only: a row of a data format (:data:`DATA_FORMATS`) is left
+    out (:func:`load_data_sources`)."""
+    return [s for s in _manifest_rows(corpus_dir) if s.format not in DATA_FORMATS]
+
+
+def load_data_sources(corpus_dir: Path | str = BUNDLED_CORPUS) -> list[Source]:
+    """The manifest's data rows (a format of :data:`DATA_FORMATS`: the card
+    texts), validated as pages are; their ``language`` may be ``mul``."""
+    return [s for s in _manifest_rows(corpus_dir) if s.format in DATA_FORMATS]
+
+
+def _manifest_rows(corpus_dir: Path | str) -> list[Source]:
     corpus_dir = Path(corpus_dir).resolve()
     manifest = corpus_dir / MANIFEST_NAME
     if not manifest.is_file():
@@ -179,7 +194,9 @@ def _source_from_row(row: dict, corpus_dir: Path, place: str) -> Source:
     script, region = (row.get("script") or "").strip(), (row.get("region") or "").strip()
     fetch = (row.get("fetch") or "").strip().lower()
     problem = ""
-    if fmt not in FORMATS:
+    if fmt in DATA_FORMATS:
+        problem = "" if fetch in ("yes", "no", "") else f"fetch {fetch!r} is not yes or no"
+    elif fmt not in FORMATS:
         problem = f"format {fmt!r} is not one of {sorted(FORMATS)}"
     elif language not in LANGUAGES:
         problem = f"language {language!r} is not one of {sorted(LANGUAGES)}"

@@ -30,6 +30,7 @@ import orjson
 from filelock import FileLock, Timeout
 
 from .cards import CardLink, card_index, card_name_key, card_names
+from .cardtables import insert_card_texts
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
@@ -132,7 +133,8 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
                 "condition": st.condition, "basis": st.basis, "principle_id": st.principle_id or None,
-                "dates": list(st.dates), "reading": st.reading})
+                "dates": list(st.dates), "reading": st.reading, "effect": st.effect or None,
+                "passcode": st.passcode})
     for table, table_rows in rows.items():
         if table_rows:
             check_row(table, table_rows[0])
@@ -508,6 +510,10 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise _write_error("table card_names", exc, self.tmp) from exc
         try:
+            insert_card_texts(self.con)
+        except duckdb.Error as exc:
+            raise _write_error("tables card_texts, card_effects, effect_dependencies", exc, self.tmp) from exc
+        try:
             check_unique_records(self.con, str(self.db_path))
             self.con.execute("COMMIT")
             self.con.execute("CHECKPOINT")
@@ -699,6 +705,7 @@ class RefreshData:
     procedural: list[ProceduralRule] = field(default_factory=list)
     info: dict[str, str] = field(default_factory=dict)
     rule_changes: list[RuleChange] = field(default_factory=list)
+    card_texts: Path | None = None  # a card-texts file the refresh rewrote: its tables are written anew
 
 
 def write_refresh(db_path: Path, data: RefreshData) -> None:
@@ -763,6 +770,10 @@ def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: P
         con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)", sorted(data.info.items()))
     for table, table_rows in rows.items():
         bulk_insert(con, table, table_rows, workdir)
+    if data.card_texts is not None:
+        for table in ("card_texts", "card_effects", "effect_dependencies"):
+            con.execute(f"DELETE FROM {table}")
+        insert_card_texts(con, data.card_texts)
     if data.updates:
         check_unique_records(con, "refresh")
 
@@ -988,11 +999,12 @@ def read_records(db_path: Path, source_ids: list[str] | None = None, include_ret
                 "SELECT record_id, name, url, norm_name, kind, quote FROM card_mentions "
                 "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
             records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or "", kind or "card", quote or "「」"))
-        for rid, kind, event, verdict, condition, basis, principle, dates, reading in con.execute(
-                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates, reading "
-                "FROM statements WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
+        for rid, kind, event, verdict, condition, basis, principle, dates, reading, effect, passcode in con.execute(
+                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates, reading, effect, "
+                "passcode FROM statements WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
             records[rid].statements.append(Statement(kind, event, verdict, condition or "", basis, principle or "",
-                                                     tuple(d.isoformat() for d in dates or ()), reading or ""))
+                                                     tuple(d.isoformat() for d in dates or ()), reading or "",
+                                                     effect or "", passcode))
         for rule_id, record_ids in con.execute("SELECT rule_id, record_ids FROM procedural_rules").fetchall():
             for rid in record_ids:
                 if rid in records:

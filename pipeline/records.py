@@ -51,6 +51,11 @@ class Statement:
     that make it (a ruling line may hold several dated rulings), empty when
     those sentences carry none (the record's dates then stand for it).
 
+    Basis ``card_text``: the ruling says an effect of a card can or cannot
+    be used after the event, and the kinds are those the effect's text
+    depends on (:mod:`pipeline.cardrulings`); ``effect`` and ``passcode``
+    cite it.
+
     ``reading`` says how the words were read, which weighs the statement
     when rulings disagree (``schema/rule_policy.json``): ``principle`` (a
     verdict word about a kind, in a sentence naming no card: ``…的情报在…后
@@ -66,6 +71,8 @@ class Statement:
     principle_id: str = ""
     dates: tuple[str, ...] = ()
     reading: str = ""
+    effect: str = ""  # basis card_text: the effect cited as numbered on the card (②)
+    passcode: int | None = None  # basis card_text: the card whose effect it is
 
     @property
     def key(self) -> tuple[str, str, str, str, str, str]:

@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import CardIndex, card_index, card_index_built, use_card_index
+from .cardtables import use_card_table_rows, versioned_rows
+from .cardtext import card_texts, card_texts_file, texts_file, use_card_texts
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, for_compile, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .database import UnusableDatabase, one_line
@@ -436,16 +438,20 @@ def _warm_up(context: multiprocessing.context.BaseContext) -> None:
     (about a second each, where one after the other left a core idle; the
     index comes back pickled in 0.1 s). A helper that dies leaves the index
     to be built here."""
+    card_texts()  # the card texts the workers read (pipeline.cardrulings), shared like the rest
     if card_index_built():  # an earlier build in this process
         pipeline_for("zh"), pipeline_for("en"), info_kinds()
         return
-    with ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)) as helper:
+    # A second helper reads every card's effects for the card tables (a second of CPU the commit then saves).
+    with ProcessPoolExecutor(2, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)) as helper:
         index = helper.submit(CardIndex)
+        card_rows = helper.submit(versioned_rows, card_texts_file())
         pipeline_for("zh"), pipeline_for("en"), info_kinds()
         try:
             use_card_index(index.result())
+            use_card_table_rows(*card_rows.result())
         except BrokenProcessPool:
-            pass  # built below
+            pass  # built below, or at the commit
     card_index()
 
 
@@ -496,6 +502,7 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     db_path, engine_out = output_paths(db_path, engine_out)
     check_all()
     sources = load_manifest(corpus_dir)
+    use_card_texts(texts_file(corpus_dir))  # the corpus' own card texts (a refresh keeps them current)
     if not sources:  # an emptied manifest must not replace a database with an empty one
         raise CorpusError("the manifest lists no sources; nothing is built (the previous database stays)",
                           place=str(Path(corpus_dir) / "manifest.tsv"))

@@ -417,6 +417,54 @@ def _check_reading_terms(check: _Checker, data: dict, kinds, evts) -> None:
             check.member(f"{key}[{i}]", kind, kinds, "an info kind")
 
 
+@lru_cache(maxsize=1)
+def card_text_terms() -> dict:
+    """``schema/card_text_terms.json``: what a card's effect depends on
+    (``dependencies``: info kind -> ``ja`` / ``zh`` regular expressions),
+    the ``unless`` patterns that cancel a kind's match in a sentence, the
+    ``subsumed_by`` kinds, the extra ``restricting_kinds``, and how a ruling
+    names an effect (``effect_reference``, a pattern with the groups
+    ``card`` and ``effect``) and says it can or cannot be used (``can``,
+    ``cannot``), the ``history_words`` a restricting kind needs and the
+    ``other_reasons`` that stop the reading. Every kind is a vocabulary id;
+    every pattern compiles."""
+    data = _json("card_text_terms.json")
+    check = _Checker("card_text_terms.json")
+    kinds = info_kinds()
+
+    def patterns(where: str, by_script) -> None:
+        if not isinstance(by_script, dict) or not by_script:
+            check.fail(where, "must be an object of ja / zh pattern lists")
+        for script, words in by_script.items():
+            check.member(f"{where}.{script}", script, ("ja", "zh"), "a reading script")
+            for i, pattern in enumerate(check.words(by_script, script, where)):
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    check.fail(f"{where}.{script}[{i}]", f"is not a regular expression: {exc}")
+
+    for section in ("dependencies", "unless"):
+        for kind, by_script in check.get(data, section, dict).items():
+            check.member(f"{section}.{kind}", kind, kinds, "an info kind")
+            patterns(f"{section}.{kind}", by_script)
+    for kind, specific in check.get(data, "subsumed_by", dict).items():
+        check.member(f"subsumed_by.{kind}", kind, kinds, "an info kind")
+        for i, k in enumerate(check.words(data["subsumed_by"], kind, "subsumed_by")):
+            check.member(f"subsumed_by.{kind}[{i}]", k, kinds, "an info kind")
+    for key in ("restricting_kinds", "card_kinds", "lost_first"):
+        for i, kind in enumerate(check.get(data, key, list)):
+            check.member(f"{key}[{i}]", kind, kinds, "an info kind")
+    try:
+        reference = re.compile(check.get(data, "effect_reference", str))
+    except re.error as exc:
+        check.fail("effect_reference", f"is not a regular expression: {exc}")
+    if not {"card", "effect"} <= set(reference.groupindex):
+        check.fail("effect_reference", "must have the named groups card and effect")
+    for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
+        check.words(data, key)
+    return data
+
+
 def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:
     """``terms`` with their alternatives written out (:func:`expand_alternatives`), each phrase once."""
     phrases: dict[str, None] = {}
@@ -842,3 +890,4 @@ def check_all() -> None:
     mediawiki_sites(), ddl(), scenario_format()
     opencc_fix_rows(), tsv_rows("regional_terms.tsv", REGIONAL_TERM_COLUMNS)
     simulators()
+    card_text_terms()

@@ -119,10 +119,50 @@ CREATE TABLE IF NOT EXISTS statements (
     event        VARCHAR,
     verdict      VARCHAR,               -- kept | lost | not_applicable
     condition    VARCHAR,               -- '' or the stated condition
-    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence) | exception (但是…: never decides)
+    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence) | exception (但是…: never decides) |
+                                        -- card_text (a ruling on a named card's effect: the kinds its text depends on)
     principle_id VARCHAR,               -- for examples: the record they illustrate
     dates        DATE[],                -- dates of the sentences that state it (empty: the record's dates)
-    reading      VARCHAR                -- principle | case | outcome: how it was read (weighs it in compile)
+    reading      VARCHAR,               -- principle | case | outcome: how it was read (weighs it in compile)
+    effect       VARCHAR,               -- basis card_text: the effect cited, as numbered on the card ('②'); else NULL
+    passcode     INTEGER                -- basis card_text: the card whose effect it is (card_effects.passcode)
+);
+
+-- The texts of the cards the corpus names (corpus/data/card-texts.jsonl.gz, from YAML Yugi: pipeline/cardtext.py),
+-- one row per card and language: ja, zh-community (the OurOCG wording Chinese pages quote), zh-CN, zh-TW, en.
+CREATE TABLE IF NOT EXISTS card_texts (
+    passcode        INTEGER,
+    konami_id       INTEGER,
+    language        VARCHAR,
+    name            VARCHAR,
+    text            VARCHAR,            -- the card's text (a Pendulum monster's monster effect)
+    pendulum_effect VARCHAR             -- a Pendulum monster's pendulum effect, else NULL
+);
+
+-- Each card text cut into its numbered effects (①②③…), aligned across languages by the number.
+CREATE TABLE IF NOT EXISTS card_effects (
+    passcode    INTEGER,
+    part        VARCHAR,                -- monster (the card's text) | pendulum (a Pendulum monster's pendulum effect)
+    effect      VARCHAR,                -- the number as printed: '②'; '' for the text before the first number
+                                        -- (summon conditions, materials) or a text without numbers
+    ord         INTEGER,                -- position in the part
+    text_ja     VARCHAR,
+    text_zh     VARCHAR,                -- the community wording (zh-community), else the official Simplified text
+    text_zh_tw  VARCHAR,
+    text_en     VARCHAR                 -- English is not numbered: only for a part of one effect
+);
+
+-- What information (a vocabulary info kind) each effect depends on, read from its text with
+-- schema/card_text_terms.json: 『S召喚したこのカード』 -> synchro_summoned; one row per kind and language that says it.
+CREATE TABLE IF NOT EXISTS effect_dependencies (
+    passcode    INTEGER,
+    part        VARCHAR,
+    effect      VARCHAR,
+    info_kind   VARCHAR,
+    language    VARCHAR,                -- ja | zh-community | zh-CN | zh-TW: the text that says it
+    words       VARCHAR,                -- the words that matched
+    subject     VARCHAR                 -- this_card (the words name the card: このカード, 这张卡) | other (the monster
+                                        -- 『この効果で特殊召喚したモンスター』: another card's information)
 );
 
 CREATE TABLE IF NOT EXISTS rules (

@@ -273,10 +273,15 @@ def _sample_data() -> BuildData:
 def test_the_row_builders_fill_every_column_of_the_ddl():
     rows = {table: list(table_rows) for table, table_rows in load._rows(_sample_data()).items()}
     filled = {table for table, table_rows in rows.items() if table_rows}
-    # a build starts the change log empty; card_names is filled by insert_card_names
-    assert filled == set(load.columns()) - {"record_changes", "card_names"}
+    # a build starts the change log empty; card_names is filled by insert_card_names, the card-text
+    # tables by cardtables.insert_card_texts (in the columns it names)
+    from pipeline import cardtables
+
+    assert filled == set(load.columns()) - {"record_changes", "card_names", *cardtables.COLUMNS}
     for table in filled:
         assert list(rows[table][0]) == list(load.columns()[table]), table
+    for table, names in cardtables.COLUMNS.items():
+        assert list(names) == list(load.columns()[table]), table
 
 
 def test_card_names_hold_every_name_with_the_key_card_mentions_use():
