@@ -504,10 +504,17 @@ def annotate_card_rulings(records: list[Record], docs: list[list[_Sentence] | No
     (:func:`pipeline.cardrulings.cites_an_effect`): read for the card_text
     statements only, so the statement reader's input stays as it was."""
     from .cardrulings import cites_an_effect
+    from .carddenials import may_deny
 
     events_ = _retention_words()[0]
+    link, texts = _card_lookup()
+
+    def card_ruling(record: Record) -> bool:  # cites an effect, or denies one in its words (carddenials)
+        return cites_an_effect(record.norm) or (texts is not None and may_deny(
+            record.norm, [c.norm_name or c.name for c in record.cards if c.kind == "card"], link, texts))
+
     picked = [i for i, (r, d) in enumerate(zip(records, docs))
-              if d is None and events_.search(r.norm) and cites_an_effect(r.norm)]
+              if d is None and events_.search(r.norm) and card_ruling(r)]
     if not picked:
         return docs
     jobs: list[tuple[int, _Sentence]] = []
@@ -522,6 +529,18 @@ def annotate_card_rulings(records: list[Record], docs: list[list[_Sentence] | No
         sentence.doc = doc
         out[i] = (out[i] or []) + [sentence]
     return out
+
+
+def _card_lookup() -> tuple:
+    """(name -> passcode, card texts by passcode) for reading card rulings;
+    (None, None) without card texts."""
+    from .cardtext import card_texts
+    texts = card_texts()
+    if not texts:
+        return None, None
+    from .cards import card_index
+    index = card_index()
+    return (lambda name: index.link(name).passcode), texts
 
 
 def read_procedural(records: list[Record], docs: list[list[_Sentence] | None]) -> None:
@@ -1435,8 +1454,16 @@ def _named_kinds(sentence: _Sentence, all_kinds: list[str]) -> tuple[str, ...]:
 
 
 def _sentence_events(sentence: _Sentence) -> list[tuple[int, str]]:
-    """The events ``sentence`` names, in order, as (position, event id)."""
-    return [(t.start, t.value) for t in _terms(sentence.doc, sentence.norm) if t.kind == "EVENT"]
+    """The events ``sentence`` names, in order, as (position, event id); in
+    a sentence that names no other event, a sequel flip (``之后再反转``,
+    ``sequel`` of schema/retention_terms.json) is
+    :data:`pipeline.cardrulings.SEQUEL_FLIP` (the card readers take it for
+    a flip only when their record names no other event either)."""
+    from .cardrulings import SEQUEL_FLIP
+
+    terms = _terms(sentence.doc, sentence.norm)
+    events = [(t.start, t.value) for t in terms if t.kind == "EVENT"]
+    return events or [(t.start, SEQUEL_FLIP) for t in terms if t.kind == "SEQUEL"]
 
 
 def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:

@@ -462,6 +462,12 @@ def card_text_terms() -> dict:
         check.fail("effect_reference", "must have the named groups card and effect")
     for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
         check.words(data, key)
+    denials = check.get(data, "denials", dict)
+    for key in ("can", "cannot"):
+        check.words(denials, key, "denials")
+    for key in ("context_before", "min_chars"):
+        if not isinstance(denials.get(key), int) or denials[key] < 1:
+            check.fail(f"denials.{key}", "must be a positive whole number")
     return data
 
 

@@ -1,0 +1,75 @@
+"""card_text statements from a ruling that says in the effect's own words
+that it no longer does (or still does) what its text says after a retention
+event (pipeline/carddenials.py), and from a sequel flip (之后再反转) in a ruling
+that names no other event (pipeline/cardrulings.py); both scripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.chinese import convert
+from pipeline.compile import info_kinds
+from pipeline.extract import extract
+from pipeline.normalize import Block, Line, Page
+from test_cardtext import NAME, PASSCODE, CardText, our_card  # noqa: F401 (a fixture)
+
+# A card of our own: its ② rests on its own procedure (the ① no-tribute Summon).
+PROCEDURE_JA = ("①：このカードはリリースなしで召喚できる。"
+                "②：このカードの①の方法で召喚したこのカードの元々の攻撃力は半分になり、エンドフェイズに破壊される。")
+PROCEDURE_ZH = ("①：这张卡可以不用解放作召唤。"
+                "②：这张卡的①的方法召唤的这张卡的原本攻击力变成一半，结束阶段破坏。")
+# Its ② is a pledge: "this card cannot use this effect next turn".
+PLEDGE_JA = "②：自分フィールドのモンスター１体を除外する。次のターン、このカードはこの効果を使用できない。"
+PLEDGE_ZH = "②：选自己场上1只怪兽除外。下个回合，这张卡不能使用这个效果。"
+
+
+def card(ja: str, zh: str) -> CardText:
+    return CardText(PASSCODE, None, {"zh-community": NAME, "ja": NAME}, {"ja": ja, "zh-community": zh},
+                    card_type="Monster")
+
+
+def statements(line: str, script: str) -> set[tuple]:
+    text = convert(line, "s2twp") if script == "Hant" else line
+    page = Page("case", "zh", script, "TW" if script == "Hant" else "CN", "", [Block(0, ("21/12",), [Line(text)])])
+    return {(s.info_kind, s.event, s.verdict, s.effect) for r in extract(page, info_kinds())
+            for s in r.statements if s.basis == "card_text"}
+
+
+BOTH = pytest.mark.parametrize("script", ["Hans", "Hant"])
+
+
+@BOTH
+def test_a_ruling_denying_what_the_effect_does_says_its_information_lost(our_card, script):
+    our_card[PASSCODE] = card(PROCEDURE_JA, PROCEDURE_ZH)
+    line = f"通过自身①的方法召唤的「{NAME}」被一时除外，当回合回到场上后，结束阶段不会破坏。"
+    assert statements(line, script) == {("summoned_by_own_procedure", "temp_banish", "lost", "②")}
+
+
+@BOTH
+def test_a_ruling_saying_the_effect_still_does_it_says_its_information_kept(our_card, script):
+    our_card[PASSCODE] = card(PROCEDURE_JA, PROCEDURE_ZH)
+    line = f"通过自身①的方法召唤的「{NAME}」变成里侧表示后再反转的场合，结束阶段也会破坏。"
+    assert statements(line, script) == {("summoned_by_own_procedure", "face_down", "kept", "②")}
+
+
+@BOTH
+def test_a_denial_in_words_the_effect_does_not_use_says_nothing(our_card, script):
+    our_card[PASSCODE] = card(PROCEDURE_JA, PROCEDURE_ZH)
+    # 不会被战斗破坏: 结束阶段 + 被战斗破坏 is not the effect's text
+    assert statements(f"「{NAME}」被一时除外，回到场上后，这个回合不会被战斗破坏。", script) == set()
+    # the event happens to another card named before it
+    line = f"「{NAME}」的效果适用后，「黑魔术师」被一时除外，回到场上后，结束阶段不会破坏。"
+    assert statements(line, script) == set()
+    # no event: nothing
+    assert statements(f"「{NAME}」在结束阶段不会破坏。", script) == set()
+
+
+@BOTH
+def test_a_sequel_flip_is_the_event_only_where_the_ruling_names_no_other(our_card, script):
+    our_card[PASSCODE] = card(PLEDGE_JA, PLEDGE_ZH)
+    used = (f"「{NAME}」的②效果发动时，连锁发动「月之书」把这只「{NAME}」盖放，再处理「{NAME}」的②效果，"
+            "之后再反转的场合，下个回合不能再次发动②效果。")
+    assert statements(used, script) == {("pledge_self", "flip_face_up", "kept", "②")}
+    # 变成里侧…再反转: the case is the face-down; the flip is only how it came back
+    face_down = f"「{NAME}」的②效果发动并适用后，因卡的效果变成里侧表示再反转的场合，下个回合可以再次发动②效果。"
+    assert statements(face_down, script) == {("pledge_self", "face_down", "lost", "②")}
