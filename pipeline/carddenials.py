@@ -72,9 +72,45 @@ def _effects_saying(card, phrase: str) -> list:
             and any(phrase in (e.texts.get(lang) or "") for lang in _ZH_TEXTS)]
 
 
+@lru_cache(maxsize=1)
+def _activation() -> tuple[re.Pattern, frozenset[str]]:
+    from .schema import card_text_terms
+
+    words = card_text_terms()["activation_on_it"]
+    alternation = "|".join(re.escape(w) for w in sorted(words["cannot"] + words["can"], key=len, reverse=True))
+    return re.compile(f"(?P<word>{alternation})「(?P<card>[^「」]+)」"), frozenset(words["cannot"])
+
+
+def activations_on_it(text: str) -> list[tuple[int, str, str]]:
+    """The (position, polarity, card name) of each card ``text`` says can
+    or cannot be activated on the monster (``activation_on_it``:
+    不能对其发动「X」, 可以以其为对象发动「X」)."""
+    pattern, cannot = _activation()
+    return [(m.start(), "cannot" if m.group("word") in cannot else "can", m.group("card"))
+            for m in pattern.finditer(text)]
+
+
+def _needs_of_another(card) -> list[str]:
+    """What ``card``'s effects need of the monster they are used on: a
+    Spell's or Trap's every kind but its own count and pledges, a monster's
+    kinds of another monster."""
+    from .schema import card_text_terms
+
+    own = set(card_text_terms()["card_kinds"])
+    if card.card_type == "Monster":
+        return sorted({k for e in card.effects for k in e.kinds_of("other")} - own)
+    return sorted({k for e in card.effects for k in e.kinds} - own)
+
+
 def may_deny(text: str, names: list[str], link: Callable[[str], int | None], texts: dict) -> bool:
     """Cheap gate: whether a phrase of ``text`` (:func:`denied_phrases`)
-    stands in an effect text of one of the cards ``names``."""
+    stands in an effect text of one of the cards ``names``, or ``text``
+    says a card that needs something of the monster can or cannot be
+    activated on it (:func:`activations_on_it`)."""
+    for _, _, name in activations_on_it(text):
+        passcode = link(name)
+        if passcode in texts and _needs_of_another(texts[passcode]):
+            return True
     phrases = [p for _, _, p in denied_phrases(text)]
     if not phrases:
         return False
@@ -104,6 +140,7 @@ def denial_statements(record: Record, sentences, events_of: Callable, dates_of: 
             continue
         if not events:
             continue
+        added += _activation_statements(record, sentence, events, link, texts, stated, dates_of)
         passcode = _subject_before(text, events[0][0], link)
         if not passcode or passcode not in texts or texts[passcode].card_type != "Monster":
             continue
@@ -118,4 +155,31 @@ def denial_statements(record: Record, sentences, events_of: Callable, dates_of: 
                         record.add_statement(Statement(kind, event, verdict, "", "card_text", "",
                                                        dates_of(record, sentence), "outcome", effect.effect, passcode))
                         added += 1
+    return added
+
+
+def _activation_statements(record: Record, sentence, events: list[tuple[int, str]], link: Callable, texts: dict,
+                           stated: set[tuple[str, str]], dates_of: Callable) -> int:
+    """Statements of ``不能对其发动「X」`` after an event that happens to no
+    card named, or to a card other than X: what X needs of the monster lost
+    (of several, those of ``lost_first``), kept when X can be activated."""
+    from .cardrulings import _kinds_and_verdicts, _patterns, _subject_before
+
+    text, added = sentence.norm, 0
+    for at, polarity, name in activations_on_it(text):
+        passcode = link(name)
+        before = [(pos, e) for pos, e in events if pos < at]
+        if passcode not in texts or not before or _subject_before(text, before[0][0], link) == passcode:
+            continue
+        card = texts[passcode]
+        effect = next((e for e in card.effects if e.part == "monster" and e.kinds), None)
+        if effect is None:
+            continue
+        for kind, verdict in _kinds_and_verdicts(_needs_of_another(card), polarity, False, _patterns()[3]):
+            for event in dict.fromkeys(e for _, e in before):
+                if (kind, event) not in stated:
+                    stated.add((kind, event))
+                    record.add_statement(Statement(kind, event, verdict, "", "card_text", "",
+                                                   dates_of(record, sentence), "outcome", effect.effect, passcode))
+                    added += 1
     return added

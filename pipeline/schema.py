@@ -462,6 +462,9 @@ def card_text_terms() -> dict:
         check.fail("effect_reference", "must have the named groups card and effect")
     for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
         check.words(data, key)
+    activation = check.get(data, "activation_on_it", dict)
+    for key in ("can", "cannot"):
+        check.words(activation, key, "activation_on_it")
     denials = check.get(data, "denials", dict)
     for key in ("can", "cannot"):
         check.words(denials, key, "denials")

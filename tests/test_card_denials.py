@@ -73,3 +73,30 @@ def test_a_sequel_flip_is_the_event_only_where_the_ruling_names_no_other(our_car
     # 变成里侧…再反转: the case is the face-down; the flip is only how it came back
     face_down = f"「{NAME}」的②效果发动并适用后，因卡的效果变成里侧表示再反转的场合，下个回合可以再次发动②效果。"
     assert statements(face_down, script) == {("pledge_self", "face_down", "lost", "②")}
+
+
+# A Trap of our own: it needs the materials the monster was Synchro Summoned with.
+STRIKE_JA = "シンクロ召喚したモンスター１体の攻撃力はエンドフェイズ時まで、シンクロ素材にしたモンスターの数×５００ポイントアップする。"
+STRIKE_ZH = "同调召唤的1只怪兽的攻击力直到结束阶段时上升作为同调素材的怪兽数量×500的数值。"
+
+
+def trap(ja: str, zh: str) -> CardText:
+    return CardText(PASSCODE, None, {"zh-community": NAME, "ja": NAME}, {"ja": ja, "zh-community": zh},
+                    card_type="Trap")
+
+
+@BOTH
+def test_a_card_that_cannot_be_activated_on_the_monster_says_what_it_needs_lost(our_card, script):
+    our_card[PASSCODE] = trap(STRIKE_JA, STRIKE_ZH)
+    assert statements(f"S怪兽被一时除外后，不能对其发动「{NAME}」。", script) == {
+        ("summon_materials", "temp_banish", "lost", "")}
+    assert statements(f"S怪兽变成里侧表示后再反转的场合，也可以对其发动「{NAME}」。", script) == {
+        ("summon_materials", "face_down", "kept", "")}
+
+
+@BOTH
+def test_an_activation_without_an_event_or_of_a_card_needing_nothing_says_nothing(our_card, script):
+    our_card[PASSCODE] = trap(STRIKE_JA, STRIKE_ZH)
+    assert statements(f"S怪兽不能对其发动「{NAME}」。", script) == set()
+    our_card[PASSCODE] = trap("モンスター１体の攻撃力は５００ポイントアップする。", "1只怪兽的攻击力上升500。")
+    assert statements(f"S怪兽被一时除外后，不能对其发动「{NAME}」。", script) == set()

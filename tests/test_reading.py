@@ -309,3 +309,23 @@ def test_an_exam_option_states_only_as_the_keys_right_answer(key, expected):
     said = {r.text[:4]: {(s.info_kind, s.event, s.verdict) for s in r.statements}
             for r in extract(page, info_kinds()) if r.statements}
     assert said == expected
+
+
+@BOTH
+def test_regarded_as_is_a_verdict_word(script):
+    # 仍然视为 / 不再视为: the kind named after it is kept / lost
+    kept = "从额外卡组直接盖放的「娱乐伙伴 天空之魔术师」之后变成表侧表示的场合，也仍然视为是“从额外卡组特殊召唤的怪兽”。"
+    assert read(kept, script) == {("summoned_from_location", "flip_face_up", "kept")}
+    lost = "「娱乐伙伴 飞毯鼯鼠」变成里侧守备表示之际，就不再视为从额外卡组特殊召唤的怪兽。"
+    assert read(lost, script) == {("summoned_from_location", "face_down", "lost")}
+    # 视为 alone says how a card is treated, not that anything was kept
+    assert read("「娱乐伙伴 飞毯鼯鼠」被一时除外后，视为从额外卡组特殊召唤的怪兽。", script) == set()
+
+
+@BOTH
+def test_a_proviso_states_nothing(script):
+    # 只要没有…丢失: "as long as it is not lost" says what holds meanwhile, not that it is lost
+    proviso = "各种出场方式的情报只要没有因为变成里侧表示或从怪兽区域离开等状况丢失，就可以相互叠加。"
+    assert read(proviso, script) == set()
+    assert read("从额外卡组特殊召唤的怪兽变成里侧表示的场合，不再是从额外卡组特殊召唤的怪兽。", script) == {
+        ("summoned_from_location", "face_down", "lost")}
