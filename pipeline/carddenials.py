@@ -72,31 +72,42 @@ def _effects_saying(card, phrase: str) -> list:
             and any(phrase in (e.texts.get(lang) or "") for lang in _ZH_TEXTS)]
 
 
+def _alternation(words: dict) -> str:
+    return "|".join(re.escape(w) for w in sorted(words["cannot"] + words["can"], key=len, reverse=True))
+
+
 @lru_cache(maxsize=1)
-def _activation() -> tuple[re.Pattern, frozenset[str]]:
+def _activation() -> tuple[re.Pattern, re.Pattern, frozenset[str]]:
     from .schema import card_text_terms
 
-    words = card_text_terms()["activation_on_it"]
-    alternation = "|".join(re.escape(w) for w in sorted(words["cannot"] + words["can"], key=len, reverse=True))
-    return re.compile(f"(?P<word>{alternation})「(?P<card>[^「」]+)」"), frozenset(words["cannot"])
+    terms = card_text_terms()
+    activation, material = terms["activation_on_it"], terms["material_of"]
+    return (re.compile(f"(?P<word>{_alternation(activation)})「(?P<card>[^「」]+)」"),
+            re.compile(f"(?P<word>{_alternation(material)})「(?P<card>[^「」]+)」的?(?:{material['summons']})?素材"),
+            frozenset(activation["cannot"] + material["cannot"]))
 
 
-def activations_on_it(text: str) -> list[tuple[int, str, str]]:
-    """The (position, polarity, card name) of each card ``text`` says can
-    or cannot be activated on the monster (``activation_on_it``:
-    不能对其发动「X」, 可以以其为对象发动「X」)."""
-    pattern, cannot = _activation()
-    return [(m.start(), "cannot" if m.group("word") in cannot else "can", m.group("card"))
-            for m in pattern.finditer(text)]
+def activations_on_it(text: str) -> list[tuple[int, str, str, str]]:
+    """The (position, polarity, card name, use) of each card ``text`` says
+    can or cannot be activated on the monster (use ``activation``:
+    ``activation_on_it``, 不能对其发动「X」) or use it as material (use
+    ``material``: ``material_of``, 也可以成为「X」的连接素材)."""
+    activation, material, cannot = _activation()
+    return sorted((m.start(), "cannot" if m.group("word") in cannot else "can", m.group("card"), use)
+                  for use, pattern in (("activation", activation), ("material", material))
+                  for m in pattern.finditer(text))
 
 
-def _needs_of_another(card) -> list[str]:
-    """What ``card``'s effects need of the monster they are used on: a
-    Spell's or Trap's every kind but its own count and pledges, a monster's
-    kinds of another monster."""
+def _needs_of_another(card, use: str = "activation") -> list[str]:
+    """What ``card`` needs of the monster it is used on: as material, what
+    its materials line (the text before its first numbered effect) needs of
+    another monster; activated on it, a Spell's or Trap's every kind but
+    its own count and pledges, a monster's kinds of another monster."""
     from .schema import card_text_terms
 
     own = set(card_text_terms()["card_kinds"])
+    if use == "material":
+        return sorted({k for e in card.effects[:1] if e.effect == "" for k in e.kinds_of("other")} - own)
     if card.card_type == "Monster":
         return sorted({k for e in card.effects for k in e.kinds_of("other")} - own)
     return sorted({k for e in card.effects for k in e.kinds} - own)
@@ -107,9 +118,9 @@ def may_deny(text: str, names: list[str], link: Callable[[str], int | None], tex
     stands in an effect text of one of the cards ``names``, or ``text``
     says a card that needs something of the monster can or cannot be
     activated on it (:func:`activations_on_it`)."""
-    for _, _, name in activations_on_it(text):
+    for _, _, name, use in activations_on_it(text):
         passcode = link(name)
-        if passcode in texts and _needs_of_another(texts[passcode]):
+        if passcode in texts and _needs_of_another(texts[passcode], use):
             return True
     phrases = [p for _, _, p in denied_phrases(text)]
     if not phrases:
@@ -166,16 +177,16 @@ def _activation_statements(record: Record, sentence, events: list[tuple[int, str
     from .cardrulings import _kinds_and_verdicts, _patterns, _subject_before
 
     text, added = sentence.norm, 0
-    for at, polarity, name in activations_on_it(text):
+    for at, polarity, name, use in activations_on_it(text):
         passcode = link(name)
         before = [(pos, e) for pos, e in events if pos < at]
         if passcode not in texts or not before or _subject_before(text, before[0][0], link) == passcode:
             continue
         card = texts[passcode]
         effect = next((e for e in card.effects if e.part == "monster" and e.kinds), None)
-        if effect is None:
+        if effect is None or (use == "material" and effect.effect != ""):
             continue
-        for kind, verdict in _kinds_and_verdicts(_needs_of_another(card), polarity, False, _patterns()[3]):
+        for kind, verdict in _kinds_and_verdicts(_needs_of_another(card, use), polarity, False, _patterns()[3]):
             for event in dict.fromkeys(e for _, e in before):
                 if (kind, event) not in stated:
                     stated.add((kind, event))

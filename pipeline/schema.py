@@ -462,9 +462,14 @@ def card_text_terms() -> dict:
         check.fail("effect_reference", "must have the named groups card and effect")
     for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
         check.words(data, key)
-    activation = check.get(data, "activation_on_it", dict)
-    for key in ("can", "cannot"):
-        check.words(activation, key, "activation_on_it")
+    for section in ("activation_on_it", "material_of"):
+        words = check.get(data, section, dict)
+        for key in ("can", "cannot"):
+            check.words(words, key, section)
+    try:
+        re.compile(check.get(data["material_of"], "summons", str, "material_of"))
+    except re.error as exc:
+        check.fail("material_of.summons", f"is not a regular expression: {exc}")
     denials = check.get(data, "denials", dict)
     for key in ("can", "cannot"):
         check.words(denials, key, "denials")

@@ -100,3 +100,26 @@ def test_an_activation_without_an_event_or_of_a_card_needing_nothing_says_nothin
     assert statements(f"S怪兽不能对其发动「{NAME}」。", script) == set()
     our_card[PASSCODE] = trap("モンスター１体の攻撃力は５００ポイントアップする。", "1只怪兽的攻击力上升500。")
     assert statements(f"S怪兽被一时除外后，不能对其发动「{NAME}」。", script) == set()
+
+
+# A Link Monster of our own: its materials line needs a Normal Summoned monster.
+LINK_JA = "通常召喚された攻撃力１０００以下のモンスター１体\n①：このカードをリリースして発動できる。自分はデッキから１枚ドローする。"
+LINK_ZH = "通常召唤的攻击力1000以下的怪兽1只\n①：把这张卡解放才能发动。自己从卡组抽1张。"
+
+
+@BOTH
+def test_being_material_for_a_card_says_what_its_materials_line_needs(our_card, script):
+    our_card[PASSCODE] = card(LINK_JA, LINK_ZH)
+    line = f"作为通常召唤把怪兽盖放，那之后再变成表侧表示的场合，也可以成为「{NAME}」的连接素材。"
+    assert statements(line, script) == {("normal_summoned", "flip_face_up", "kept", "")}
+    line = f"通常召唤的怪兽被一时除外，回到场上后，不能成为「{NAME}」的连接素材。"
+    assert statements(line, script) == {("normal_summoned", "temp_banish", "lost", "")}
+
+
+@BOTH
+def test_being_material_for_a_card_needing_nothing_or_without_an_event_says_nothing(our_card, script):
+    our_card[PASSCODE] = card(LINK_JA, LINK_ZH)
+    assert statements(f"通常召唤的怪兽可以成为「{NAME}」的连接素材。", script) == set()
+    our_card[PASSCODE] = card("効果モンスター２体\n①：自分はデッキから１枚ドローする。", "效果怪兽2只\n①：自己从卡组抽1张。")
+    line = f"通常召唤的怪兽被一时除外，回到场上后，不能成为「{NAME}」的连接素材。"
+    assert statements(line, script) == set()
