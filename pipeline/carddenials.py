@@ -77,24 +77,26 @@ def _alternation(words: dict) -> str:
 
 
 @lru_cache(maxsize=1)
-def _activation() -> tuple[re.Pattern, re.Pattern, frozenset[str]]:
+def _activation() -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
     from .schema import card_text_terms
 
     terms = card_text_terms()
-    activation, material = terms["activation_on_it"], terms["material_of"]
+    activation, material, effect = terms["activation_on_it"], terms["material_of"], terms["effect_on_it"]
     return (re.compile(f"(?P<word>{_alternation(activation)})「(?P<card>[^「」]+)」"),
             re.compile(f"(?P<word>{_alternation(material)})「(?P<card>[^「」]+)」的?(?:{material['summons']})?素材"),
-            frozenset(activation["cannot"] + material["cannot"]))
+            re.compile(f"(?P<word>{_alternation(effect)})「(?P<card>[^「」]+)」的?(?:[①-⑳]的?)?效果"),
+            frozenset(activation["cannot"] + material["cannot"] + effect["cannot"]))
 
 
 def activations_on_it(text: str) -> list[tuple[int, str, str, str]]:
     """The (position, polarity, card name, use) of each card ``text`` says
     can or cannot be activated on the monster (use ``activation``:
-    ``activation_on_it``, 不能对其发动「X」) or use it as material (use
-    ``material``: ``material_of``, 也可以成为「X」的连接素材)."""
-    activation, material, cannot = _activation()
+    ``activation_on_it``, 不能对其发动「X」), use it as material (use
+    ``material``: ``material_of``, 也可以成为「X」的连接素材) or affect it
+    (use ``activation`` too: ``effect_on_it``, 不会被「X」的效果破坏)."""
+    activation, material, effect, cannot = _activation()
     return sorted((m.start(), "cannot" if m.group("word") in cannot else "can", m.group("card"), use)
-                  for use, pattern in (("activation", activation), ("material", material))
+                  for use, pattern in (("activation", activation), ("material", material), ("activation", effect))
                   for m in pattern.finditer(text))
 
 
@@ -186,7 +188,9 @@ def _activation_statements(record: Record, sentence, events: list[tuple[int, str
         effect = next((e for e in card.effects if e.part == "monster" and e.kinds), None)
         if effect is None or (use == "material" and effect.effect != ""):
             continue
-        for kind, verdict in _kinds_and_verdicts(_needs_of_another(card, use), polarity, False, _patterns()[3]):
+        needs = _needs_of_another(card, use)
+        named = [k for k in needs if k in _named_kinds(text[:at])]  # 反转召唤后…: of its needs, the one the ruling names
+        for kind, verdict in _kinds_and_verdicts(named or needs, polarity, False, _patterns()[3]):
             for event in dict.fromkeys(e for _, e in before):
                 if (kind, event) not in stated:
                     stated.add((kind, event))
@@ -194,3 +198,10 @@ def _activation_statements(record: Record, sentence, events: list[tuple[int, str
                                                    dates_of(record, sentence), "outcome", effect.effect, passcode))
                     added += 1
     return added
+
+
+def _named_kinds(text: str) -> set[str]:
+    """The kinds whose words (``kinds`` of schema/retention_terms.json) ``text`` holds."""
+    from .reading import _kind_words
+
+    return {kind for words, kind in _kind_words() if words in text}

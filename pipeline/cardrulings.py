@@ -45,10 +45,18 @@ SEQUEL_FLIP = "sequel:flip_face_up"
 
 def own_events(events: list[tuple[int, str]], earlier: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """``events`` of a sentence, a :data:`SEQUEL_FLIP` read as ``flip_face_up``
-    when ``earlier`` (the record's events before) is empty, else dropped."""
+    when ``earlier`` (the record's events before) is empty, else dropped; a
+    flip after a face-down of the same sentence is dropped too (变成里侧表示再因
+    「停战协定」的效果反转: the flip is how it came back, the case is the face-down)."""
     if earlier:
-        return [(at, e) for at, e in events if e != SEQUEL_FLIP]
-    return [(at, "flip_face_up" if e == SEQUEL_FLIP else e) for at, e in events]
+        events = [(at, e) for at, e in events if e != SEQUEL_FLIP]
+    out: list[tuple[int, str]] = []
+    for at, e in events:
+        e = "flip_face_up" if e == SEQUEL_FLIP else e
+        if e == "flip_face_up" and any(x == "face_down" for _, x in out):
+            continue
+        out.append((at, e))
+    return out
 
 
 # The words between a reference and the ability word after it: ②效果仍然可以发动, ②效果也不能发动.

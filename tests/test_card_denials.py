@@ -123,3 +123,29 @@ def test_being_material_for_a_card_needing_nothing_or_without_an_event_says_noth
     our_card[PASSCODE] = card("効果モンスター２体\n①：自分はデッキから１枚ドローする。", "效果怪兽2只\n①：自己从卡组抽1张。")
     line = f"通常召唤的怪兽被一时除外，回到场上后，不能成为「{NAME}」的连接素材。"
     assert statements(line, script) == set()
+
+
+# A Trap of our own: it destroys monsters in the End Phase of the turn they were Summoned or Flip Summoned.
+PIT_JA = "フィールド上に表側表示で存在する全てのレベル３以下のモンスターは、召喚・反転召喚したターンのエンドフェイズ時に破壊される。"
+PIT_ZH = "场上表侧表示存在的全部3星以下的怪兽在召唤·反转召唤的回合的结束阶段时破坏。"
+
+
+@BOTH
+def test_no_longer_affected_by_a_cards_effect_says_what_it_needs_lost_of_the_kinds_the_ruling_names(our_card, script):
+    our_card[PASSCODE] = trap(PIT_JA, PIT_ZH)
+    # it needs flip_summoned and summoned_this_turn: the ruling names the Flip Summon; the flip after the
+    # face-down is how the monster came back, no event of its own
+    line = (f"等级3以下的怪兽反转召唤后，先因「月之书」的效果变成里侧表示再因「停战协定」的效果反转的场合，"
+            f"结束阶段不会被「{NAME}」的效果破坏。")
+    assert statements(line, script) == {("flip_summoned", "face_down", "lost", "")}
+    # naming none of them: what the card needs, of several those of lost_first (its turn)
+    line = f"等级3以下的怪兽被一时除外，回到场上后，结束阶段不会被「{NAME}」的效果破坏。"
+    assert statements(line, script) == {("summoned_this_turn", "temp_banish", "lost", "")}
+
+
+@BOTH
+def test_affected_by_a_card_that_needs_nothing_or_without_an_event_says_nothing(our_card, script):
+    our_card[PASSCODE] = trap(PIT_JA, PIT_ZH)
+    assert statements(f"反转召唤的怪兽在结束阶段会被「{NAME}」的效果破坏。", script) == set()
+    our_card[PASSCODE] = trap("モンスター１体を破壊する。", "选1只怪兽破坏。")
+    assert statements(f"怪兽被一时除外，回到场上后，不会被「{NAME}」的效果破坏。", script) == set()
