@@ -14,7 +14,10 @@ The ruling's words read here (``schema/card_text_terms.json``):
 
 * the effect: ``effect_reference`` (「X」的②效果, ②的效果, ②效果); the card is
   the one named in the reference, else the first card of the sentence (then
-  of the record) that has that numbered effect;
+  of the record) that has that numbered effect; or a quoted effect text
+  (『同调召唤的这张卡被破坏的场合才能发动』的效果): the numbered effect whose
+  Chinese text holds the quote, of the first card of the sentence (then of
+  the record) that has one;
 * whether it can be used: a ``cannot`` or ``can`` word right before the
   reference (可以发动②效果) or right after it (②效果不能发动, ②效果仍然可以适用);
   a word followed by 的, 中, 时, 后 or 之际 describes a moment, not an outcome;
@@ -23,7 +26,8 @@ The ruling's words read here (``schema/card_text_terms.json``):
   must happen to that card (the last card named before it that is not the
   cause: 因「月之书」等效果), or to no card named;
 * a sentence that gives a reason of its own before the reference
-  (``other_reasons``: 由于…, 「X」的效果适用中) is not read.
+  (``other_reasons``: 由于…, 「X」的效果适用中) or names a case apart
+  (不是S召唤的…也能发动) is not read.
 
 A record that already states a (kind, event) in its own words keeps them: no
 card_text statement is added for that pair. Struck-through sentences and
@@ -78,10 +82,12 @@ def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
 
 
 def cites_an_effect(text: str) -> bool:
-    """Whether ``text`` (canonical Chinese) names a numbered effect with an
-    ability word right before or after it (可以发动②效果, ②效果不能发动)."""
+    """Whether ``text`` (canonical Chinese) names a numbered effect or quotes
+    an effect's text with an ability word right before or after it
+    (可以发动②效果, ②效果不能发动, 『…』的效果不再适用)."""
     reference = _patterns()[0]
-    return any(_polarity(text, m.start(), m.end()) for m in reference.finditer(text))
+    return any(_polarity(text, m.start(), m.end()) for pattern in (reference, _QUOTED_EFFECT)
+               for m in pattern.finditer(text))
 
 
 def _polarity(text: str, start: int, end: int) -> str | None:
@@ -120,14 +126,75 @@ class _CardFinder:
         passcode = self.link(name)
         return passcode if passcode in self.texts else None
 
+    def _candidates(self, sentence: str, at: int) -> list[int]:
+        in_sentence = [self._passcode(n) for n in re.findall(r"「([^「」]+)」", sentence[:at])]
+        return [p for p in in_sentence if p is not None] + self.record_cards
+
     def find(self, named: str | None, sentence: str, at: int, number: str) -> int | None:
         if named:
             return self._passcode(named)
-        in_sentence = [self._passcode(n) for n in re.findall(r"「([^「」]+)」", sentence[:at])]
-        for passcode in [p for p in in_sentence if p is not None] + self.record_cards:
+        for passcode in self._candidates(sentence, at):
             if any(e.effect == number and e.part == "monster" for e in self.texts[passcode].effects):
                 return passcode
         return None
+
+    def find_quoted(self, quote: str, sentence: str, at: int) -> tuple[int, str] | None:
+        """(passcode, number) of the numbered effect whose Chinese text holds
+        ``quote`` (punctuation and spaces aside), of the first card of the
+        sentence, then of the record, that has one."""
+        key = _bare(quote)
+        if len(key) < _MIN_QUOTE:
+            return None
+        for passcode in self._candidates(sentence, at):
+            for e in self.texts[passcode].effects:
+                if e.effect and e.part == "monster" and any(
+                        key in _canonical_bare(e.texts.get(lang, "")) for lang in ("zh-community", "zh-CN")):
+                    return passcode, e.effect
+        return None
+
+
+_MIN_QUOTE = 6  # characters of a quoted effect text, punctuation aside: shorter quotes are terms (『1回合1次』)
+_PUNCTUATION = re.compile(r"[\s，,。.、·・：:；;「」“”\"（）()]")
+
+
+def _bare(text: str) -> str:
+    from .cardtext import fold_width
+
+    return _PUNCTUATION.sub("", fold_width(text))
+
+
+@lru_cache(maxsize=4096)
+def _canonical_bare(text: str) -> str:
+    """An effect's Chinese text as a ruling's canonical text writes it (同调召唤 -> S召唤), bare."""
+    from .chinese import canonical_text
+
+    return _bare(canonical_text(text, "zh", "Hans", "CN")) if text else ""
+
+
+_QUOTED_EFFECT = re.compile(r"『(?P<quote>[^『』]+)』(?:的)?效果")
+
+
+def _references(text: str, finder: _CardFinder) -> list[tuple[int, int, int | None, str, str]]:
+    """Every effect a sentence cites, in order: (start, end, passcode, number,
+    quote) of 「X」的②效果 / ②效果 (quote ``""``) and of 『quoted effect text』效果
+    (passcode None: no card of the ruling has that effect)."""
+    reference = _patterns()[0]
+    refs = [(m.start(), m.end(), finder.find(m.group("card"), text, m.start(), m.group("effect")), m.group("effect"),
+             "") for m in reference.finditer(text)]
+    for m in _QUOTED_EFFECT.finditer(text):
+        found = finder.find_quoted(m.group("quote"), text, m.start())
+        refs.append((m.start(), m.end(), found[0] if found else None, found[1] if found else "", m.group("quote")))
+    return sorted(refs)
+
+
+def _quoted_kinds(quote: str, kinds: list[str], restricting: frozenset[str]) -> list[str]:
+    """Of an effect's ``kinds``, those its quoted part itself depends on, but
+    the restricting ones: 『这张卡不能使用这个效果』效果不再适用 says the restriction
+    is gone, the other way round from an effect that cannot be activated."""
+    from .cardtext import read_dependencies
+
+    own = {d.info_kind for d in read_dependencies(quote, "zh")}
+    return [k for k in kinds if k in own and k not in restricting]
 
 
 def card_text_statements(records: Sequence[Record], docs: Sequence, events_of: Callable,
@@ -181,12 +248,14 @@ def _kinds_and_verdicts(kinds: list[str], polarity: str, used_before: bool,
     """What the ruling says of each kind the effect depends on. Able: every
     enabling kind kept, and a restricting kind lost when the effect had been
     used before the event. Unable: the enabling kinds lost (of several, those
-    of ``lost_first`` in ``schema/card_text_terms.json`` when there are any);
-    with none, the restricting kind of an effect used before kept (nothing
-    when there are several: which one stopped it is not said)."""
+    of ``lost_first`` in ``schema/card_text_terms.json`` when there are any),
+    unless the effect was used before (then its count or its moment may stop
+    it: only a single restricting kind is read, kept); nothing when several
+    could have stopped it."""
     from .schema import card_text_terms
 
-    enabling = [k for k in kinds if k not in restricting]
+    # Unable to use again an effect used before the event: its count or its moment stops it, not what enables it.
+    enabling = [k for k in kinds if k not in restricting] if polarity == "can" or not used_before else []
     limiting = [k for k in kinds if k in restricting] if used_before else []
     if polarity == "can":
         return [(k, "kept") for k in enabling] + [(k, "lost") for k in limiting]
@@ -202,7 +271,7 @@ def _record_statements(record: Record, sentences, events_of: Callable, dates_of:
                        texts: dict) -> int:
     from .schema import card_text_terms
 
-    reference, _, _, restricting = _patterns()
+    restricting = _patterns()[3]
     terms = card_text_terms()
     stated = {(s.info_kind, s.event) for s in record.statements}
     earlier: list[tuple[int, str]] = []
@@ -210,28 +279,26 @@ def _record_statements(record: Record, sentences, events_of: Callable, dates_of:
     added = 0
     for sentence in sentences:
         events, text, last = own_events(events_of(sentence), earlier), sentence.norm, 0
-        for m in reference.finditer(text):
-            named = ([(at, e) for at, e in events if last <= at < m.start()]
-                     or [(at, e) for at, e in events if at < m.start()])
-            last = m.end()
-            polarity = _polarity(text, m.start(), m.end())
-            if sentence.struck or polarity is None or not (named or earlier):
-                continue
-            number = m.group("effect")
-            passcode = finder.find(m.group("card"), text, m.start(), number)
-            if passcode is None:
+        for start, end, passcode, number, quote in _references(text, finder):
+            named = ([(at, e) for at, e in events if last <= at < start]
+                     or [(at, e) for at, e in events if at < start])
+            last = end
+            polarity = _polarity(text, start, end)
+            if sentence.struck or polarity is None or not (named or earlier) or passcode is None:
                 continue
             if named and _subject_before(text, named[0][0], finder.link) not in (False, passcode):
                 continue  # the event happens to another card
-            if any(w in text[:m.start()] for w in terms["other_reasons"]):
+            if any(w in text[:start] for w in terms["other_reasons"]):
                 continue  # the ruling gives its own reason
-            used_before = any(w in before + text[:m.start()] for w in terms["history_words"])
+            used_before = any(w in before + text[:start] for w in terms["history_words"])
             card = texts[passcode]
             effect = next(e for e in card.effects if e.effect == number and e.part == "monster")
             # a monster's own event: what its effect needs of itself; a Spell's or Trap's: all it needs
             kinds = effect.kinds_of("this_card") if card.card_type == "Monster" else effect.kinds
             if any(w in text for w in terms["later_turn_words"]):  # a new turn counts anew
                 kinds = [k for k in kinds if k not in terms["restricting_kinds"]]
+            if quote:
+                kinds = _quoted_kinds(quote, kinds, restricting)
             for event in dict.fromkeys(e for _, e in (named or earlier)):
                 for kind, verdict in _kinds_and_verdicts(kinds, polarity, used_before, restricting):
                     if (kind, event) in stated:

@@ -28,7 +28,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .paths import BUNDLED_CORPUS
@@ -105,8 +105,9 @@ class CardText:
     pendulum: dict[str, str] = field(default_factory=dict)
     card_type: str = ""
 
-    @property
+    @cached_property
     def effects(self) -> list[Effect]:
+        """:func:`card_effects` of the card, read once."""
         return card_effects(self)
 
 

@@ -227,3 +227,13 @@ def test_the_manifest_keeps_data_rows_apart_from_the_pages():
     [data] = load_data_sources()
     assert (data.id, data.format, data.fetch, data.problem) == ("yaml-yugi-card-texts", "card-texts", True, "")
     assert data.snapshot.name == "card-texts.jsonl.gz" and data.snapshot.is_file()
+
+
+def test_a_quoted_effect_text_cites_the_numbered_effect_that_holds_it(our_card):
+    our_card[PASSCODE] = own_card(SYNCHRO_JA, SYNCHRO_ZH)
+    # the ability word after the quote: the statement reader (which reads 可以发动『…』的效果 from the
+    # quote's own words, basis stated) leaves it to the card text
+    line = f"「{NAME}」变成里侧后，被战斗破坏的场合，『同调召唤的这张卡被战斗破坏的场合才能发动』的效果可以发动。"
+    assert card_text_statements(line) == {("synchro_summoned", "face_down", "kept", "①", PASSCODE)}
+    our_card[PASSCODE] = own_card(TURN_JA, TURN_ZH)  # no effect of the card holds the quote
+    assert card_text_statements(line) == set()
