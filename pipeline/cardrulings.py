@@ -42,6 +42,27 @@ from functools import lru_cache
 
 from .records import Record, Statement
 
+# A sequel flip (之后再反转) in a sentence naming no other event (pipeline.extract._sentence_events):
+# a flip only where the record names no event before it (变成里侧…。之后再反转…: the case is the face-down).
+SEQUEL_FLIP = "sequel:flip_face_up"
+
+
+def own_events(events: list[tuple[int, str]], earlier: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``events`` of a sentence, a :data:`SEQUEL_FLIP` read as ``flip_face_up``
+    when ``earlier`` (the record's events before) is empty, else dropped; a
+    flip after a face-down of the same sentence is dropped too (变成里侧表示再因
+    「停战协定」的效果反转: the flip is how it came back, the case is the face-down)."""
+    if earlier:
+        events = [(at, e) for at, e in events if e != SEQUEL_FLIP]
+    out: list[tuple[int, str]] = []
+    for at, e in events:
+        e = "flip_face_up" if e == SEQUEL_FLIP else e
+        if e == "flip_face_up" and any(x == "face_down" for _, x in out):
+            continue
+        out.append((at, e))
+    return out
+
+
 # The words between a reference and the ability word after it: ②效果仍然可以发动, ②效果也不能发动.
 _FILLER = "(?:仍然|依然|仍|也|还|都|就|正常|照常|同样|依旧)"
 _MOMENT = "的中时后际"
@@ -194,11 +215,14 @@ def card_text_statements(records: Sequence[Record], docs: Sequence, events_of: C
         from .cards import card_index
         index = card_index()
         link = lambda name: index.link(name).passcode  # noqa: E731
+    from .carddenials import denial_statements
+
     added = 0
     for record, sentences in zip(records, docs):
         if sentences is None or record.status == "superseded":
             continue
         added += _record_statements(record, sentences, events_of, dates_of, _CardFinder(record, link, texts), texts)
+        added += denial_statements(record, sentences, events_of, dates_of, link, texts)
     return added
 
 
@@ -254,7 +278,7 @@ def _record_statements(record: Record, sentences, events_of: Callable, dates_of:
     before = ""  # the record's earlier sentences
     added = 0
     for sentence in sentences:
-        events, text, last = events_of(sentence), sentence.norm, 0
+        events, text, last = own_events(events_of(sentence), earlier), sentence.norm, 0
         for start, end, passcode, number, quote in _references(text, finder):
             named = ([(at, e) for at, e in events if last <= at < start]
                      or [(at, e) for at, e in events if at < start])

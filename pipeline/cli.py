@@ -522,26 +522,28 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: boo
 @main.command()
 @click.option("--gold", "gold_path", type=click.Path(path_type=Path),
               help="CSV with columns info_kind,event,verdict,dates: the rules table's verdicts.")
-@click.option("--statements", "statements_path", type=click.Path(path_type=Path),
+@click.option("--statements", "statements_paths", type=click.Path(path_type=Path), multiple=True,
               help="Ruling-level gold (JSON Lines, the format of tests/gold/statements_public.jsonl): the "
-                   "statements of each ruling.")
+                   "statements of each ruling. Give it several times to score several files: each file's "
+                   "figures, then the total.")
 @click.option("--min", "minimum", type=click.IntRange(min=0), default=None,
               help="Verdicts that must be correct for exit code 0 (default: all), so CI can gate on it.")
 @DB_OPTION
 @JSON_OPTION
 @_exit_codes
-def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int | None, db_path: Path,
+def evaluate(gold_path: Path | None, statements_paths: tuple[Path, ...], minimum: int | None, db_path: Path,
              as_json: bool) -> None:
     """Compare the rules table with a gold CSV (--gold; last line: N/M
     verdicts correct; exit code 1 when fewer than --min, default all, are
     correct), or the statements of each ruling with ruling-level gold
-    (--statements; the units with a miss, then a last line
-    ``statements P=… R=… F1=… (tp/fp/fn)``; see tests/gold/README-gold.md
-    for the matching rule)."""
-    if (gold_path is None) == (statements_path is None):
+    (--statements, once or more; the units with a miss, with several
+    files a line ``file NAME P=… R=… F1=… (tp/fp/fn)`` for each, then a
+    last line ``statements P=… R=… F1=… (tp/fp/fn)`` over all of them;
+    see tests/gold/README-gold.md for the matching rule)."""
+    if (gold_path is None) == (not statements_paths):
         raise UsageError("give exactly one of --gold FILE and --statements FILE", place="evaluate")
-    if statements_path is not None:
-        return _evaluate_statements(statements_path, db_path, as_json)
+    if statements_paths:
+        return _evaluate_statements(list(statements_paths), db_path, as_json)
     gold = queries.read_gold(gold_path)
     if minimum is not None and minimum > len(gold):
         raise UsageError(f"--min {minimum} is more than the {len(gold)} rows of {gold_path}", place="evaluate")
@@ -568,19 +570,24 @@ def evaluate(gold_path: Path | None, statements_path: Path | None, minimum: int 
         sys.exit(1)
 
 
-def _evaluate_statements(path: Path, db_path: Path, as_json: bool) -> None:
-    units = queries.read_statement_gold(path)
+def _evaluate_statements(paths: list[Path], db_path: Path, as_json: bool) -> None:
+    files = [(str(path), queries.read_statement_gold(path)) for path in paths]
     with closing(queries.connect(db_path)) as con:
-        report = queries.score_statements(con, units)
+        report = queries.score_statement_files(con, files)
     if as_json:
         _echo_json(report)
         return
+    several = len(files) > 1
     for miss in report["units"]:
         what = [f"missing {'; '.join('/'.join(t) for t in miss['missing'])}" if miss["missing"] else "",
                 f"extra {'; '.join('/'.join(t) for t in miss['extra'])}" if miss["extra"] else "",
                 f"dates missing {', '.join(miss['dates_missing'])}" if miss["dates_missing"] else ""]
-        _echo(f"MISS n={miss['n']} [{miss['section']}] {' | '.join(w for w in what if w)}")
+        where = f"{Path(miss['file']).name} " if several else ""
+        _echo(f"MISS {where}n={miss['n']} [{miss['section']}] {' | '.join(w for w in what if w)}")
         _echo(f"     {miss['text'][:100]}")
+    for one in report["files"] if several else ():
+        _echo(f"file {one['file']} P={one['precision']:.2f} R={one['recall']:.2f} F1={one['f1']:.2f} "
+              f"({one['tp']}/{one['fp']}/{one['fn']}) dates {one['dates_ok']}/{one['dated_units']}")
     _echo(f"dates {report['dates_ok']}/{report['dated_units']} units' own dates on their records")
     _echo(f"statements P={report['precision']:.2f} R={report['recall']:.2f} F1={report['f1']:.2f} "
                f"({report['tp']}/{report['fp']}/{report['fn']})")

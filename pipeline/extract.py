@@ -47,7 +47,7 @@ from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
 from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
                         stamp_only, stamps_lead)
-from . import procedural
+from . import exams, procedural, reading
 from .records import CardMention, Record, Statement, unnumbered
 from .schema import channel_labels, markers, retention_terms, retention_terms_en
 
@@ -504,10 +504,17 @@ def annotate_card_rulings(records: list[Record], docs: list[list[_Sentence] | No
     (:func:`pipeline.cardrulings.cites_an_effect`): read for the card_text
     statements only, so the statement reader's input stays as it was."""
     from .cardrulings import cites_an_effect
+    from .carddenials import may_deny
 
     events_ = _retention_words()[0]
+    link, texts = _card_lookup()
+
+    def card_ruling(record: Record) -> bool:  # cites an effect, or denies one in its words (carddenials)
+        return cites_an_effect(record.norm) or (texts is not None and may_deny(
+            record.norm, [c.norm_name or c.name for c in record.cards if c.kind == "card"], link, texts))
+
     picked = [i for i, (r, d) in enumerate(zip(records, docs))
-              if d is None and events_.search(r.norm) and cites_an_effect(r.norm)]
+              if d is None and events_.search(r.norm) and card_ruling(r)]
     if not picked:
         return docs
     jobs: list[tuple[int, _Sentence]] = []
@@ -522,6 +529,18 @@ def annotate_card_rulings(records: list[Record], docs: list[list[_Sentence] | No
         sentence.doc = doc
         out[i] = (out[i] or []) + [sentence]
     return out
+
+
+def _card_lookup() -> tuple:
+    """(name -> passcode, card texts by passcode) for reading card rulings;
+    (None, None) without card texts."""
+    from .cardtext import card_texts
+    texts = card_texts()
+    if not texts:
+        return None, None
+    from .cards import card_index
+    index = card_index()
+    return (lambda name: index.link(name).passcode), texts
 
 
 def read_procedural(records: list[Record], docs: list[list[_Sentence] | None]) -> None:
@@ -743,7 +762,21 @@ def _read_terms(doc: Doc, text: str) -> list[_Term]:
         if label == "VERDICT" and value in _FLIPPED and _negated(text, a, terms):
             value = _FLIPPED[value]
         terms.append(_Term(label, value, a, b))
-    return _drop_listed_events(terms, text)
+    return _drop_listed_events(_read_more(terms, text, card_ranges, quoted), text)
+
+
+def _read_more(terms: list[_Term], text: str, card_ranges: list[tuple[int, int]],
+               quoted: list[tuple[int, int]]) -> list[_Term]:
+    """``terms`` with what :mod:`pipeline.reading` finds on top: an event
+    written in two parts (除外…回到场上) where no term names that event, and
+    the turn a summon kind's words name too (…特殊召唤的战斗阶段); in text order."""
+    named = {x.value for x in terms if x.kind == "EVENT"}
+    taken = [(x.start, x.end) for x in terms if x.kind == "EVENT"]
+    more = [x for x in reading.split_events(text, taken, card_ranges + quoted) if x[1] not in named]
+    more += reading.turn_kinds(text, [(x.kind, x.value, x.start, x.end) for x in terms if x.kind == "KIND"])
+    if not more:
+        return terms
+    return sorted(terms + [_Term(*x) for x in more], key=lambda x: (x.start, x.end))
 
 
 def _drop_listed_events(terms: list[_Term], text: str) -> list[_Term]:
@@ -812,6 +845,12 @@ class _Context:
     # (kind, event, verdict) stated earlier in the section: the build's own set,
     # read only while the sentence is read (it grows between sentences)
     section_said: Collection[tuple[str, str, str]] = ()
+    # kinds the section's heading quotes (『融合召唤的这张卡』): what the effect its rulings are about needs
+    heading: frozenset[str] = frozenset()
+    # the cards the ruling just before named (with block_kinds, outside a topic section): the same case
+    block_cards: frozenset[str] = frozenset()
+    # the specific kinds the ruling's previous sentence named: what 这个效果 points back at
+    before: tuple[str, ...] = ()
 
 
 def _without_history(terms: list[_Term], text: str) -> list[_Term]:
@@ -971,9 +1010,23 @@ class _SentenceReader:
                 i = self._verdict(terms, i, b)
                 continue
             i += 1
+        self._stated_by_words(terms)
         if not self.last_kinds and self.kinds_before:
             self.subject = list(dict.fromkeys(self.subject + self.kinds_before))
         self.recent = self.kinds_before or self.recent
+
+    def _stated_by_words(self, terms: list[_Term]) -> None:
+        """A grant's own words after an event, in a clause with no verdict or
+        outcome word (``stated_by_words``: 那个怪兽翻开后可以作2次攻击): it still holds."""
+        if self.has_verdict or self.hypothetical or not self.pending:
+            return
+        if any(x.kind in _OUTCOME_TERMS for x in terms):
+            return
+        kinds = [x.value for x in terms if x.kind == "KIND" and x.value in self.t["stated_by_words"]]
+        if kinds:
+            self._emit(kinds, list(dict.fromkeys(self.pending)), "kept", self.clause[1])
+            self.last_kinds, self.last_verdict, self.pending = kinds, "kept", []
+            self.case_from = self.clause[1] + 1
 
     def _emit(self, kinds: list[str], events: list[str], verdict: str, at: int) -> None:
         for k in (self.every_kind if kinds == ["*"] else kinds):
@@ -1014,7 +1067,7 @@ class _SentenceReader:
         Only of a kind the ruling names (not the summons listed for the span,
         召唤·特殊召唤·反转召唤到…为止), and not after a negator (不需要持续…)."""
         lead = self.text[self.clause[0]:x.start]
-        if self.ctx.strict or self.hypothetical or any(n in lead for n in self.t["negators"]):
+        if self.hypothetical or any(n in lead for n in self.t["negators"]):
             return
         kinds = [k for k in self.kinds_before or self.subject if k in self.specific]
         if kinds:
@@ -1038,13 +1091,21 @@ class _SentenceReader:
         objects = [y.value for y in _kinds_after(terms, i) if y.value in self.specific]
         if self.text[x.start:x.end] in self.t["outcome_objects"] and not objects:
             return  # 正常地回到场上: an adverb, no outcome
+        quote = reading.quoted_effect(self.text, x.end, clause_end) if x.kind == "ABILITY" else None
+        depends = [y.value for y in terms if quote and y.kind in ("KIND", "KIND*")
+                   and quote[0] <= y.start and y.end <= quote[1]
+                   and (self.ctx.strict or y.value in self.allowed)]  # 『③：融合召唤的这张卡…』: what it needs
+        if not depends and self.ctx.strict and x.kind == "ABILITY" and reading.points_back(self.text, x.end):
+            quoted = _quote_ranges(self.text, "『", "』")  # 持有『反转的回合』发动的效果…不能再发动这类效果
+            depends = [y.value for y in self.terms if y.kind in ("KIND", "KIND*") and y.end <= x.start
+                       and _inside(quoted, y.start, y.end)]
         if self.ctx.strict:
-            named = self._strict_outcome_kinds(objects)
+            named = depends or self._strict_outcome_kinds(objects, x)
             if not named:
                 return
         else:
-            named = objects or self.kinds_before or self.last_kinds or self.recent or self.subject
-        kinds = _outcome_kinds(x, named, self.ctx, self.text, clause_end)
+            named = depends or objects or self.kinds_before or self.last_kinds or self.recent or self.subject
+        kinds = named if depends else _outcome_kinds(x, named, self.ctx, self.text, clause_end)
         # A flip itself frees a monster to attack: "free" after a flip shows nothing.
         events = [e for e in dict.fromkeys(self.pending) if x.value != "free" or e != "flip_face_up"]
         if not (kinds and events):
@@ -1073,21 +1134,51 @@ class _SentenceReader:
         goes on speaking of it; ``魔法·陷阱卡被盖放的场合，…不适用`` does not."""
         if not self.ctx.block_kinds or "？" in self.text or "?" in self.text:  # a question states nothing
             return []
+        if self._same_case():
+            return self.ctx.block_kinds
         rest = self.text
         for t in sorted((t for t in self.terms if t.kind in ("EVENT", "VERDICT")), key=lambda t: -t.start):
             rest = rest[:t.start] + " " + rest[t.end:]
         rest = _elliptical_words().sub("", TRAILING_DATES.sub("", rest))
         return self.ctx.block_kinds if not LETTER.search(rest) else []
 
-    def _strict_outcome_kinds(self, objects: list[str]) -> list[str]:
+    def _pointed_back(self) -> list[str]:
+        """Outside a topic section, the kinds the ruling's previous sentence
+        named (``ctx.before``) when this one points back at its effect
+        (``anaphora``: 若这个效果已经适用，再变成里侧的时点不再适用) and names no kind."""
+        if not self.ctx.before or any(t.kind in ("KIND", "KIND*") for t in self.terms):
+            return []
+        return list(self.ctx.before) if any(w in self.text for w in self.t["anaphora"]) else []
+
+    def _same_case(self) -> bool:
+        """Whether the sentence goes on with the case of the ruling just
+        before in its block: it names cards, every one of them named there
+        too (``ctx.block_cards``), and no kind of its own (``「X」的效果特殊召唤的「Y」…
+        不再适用。`` then ``「Y」被一时除外的场合，回到场上后也适用。``)."""
+        cards = CARD_QUOTE.findall(self.text)
+        return (bool(cards) and set(cards) <= self.ctx.block_cards
+                and not any(t.kind in ("KIND", "KIND*") for t in self.terms))
+
+    def _strict_outcome_kinds(self, objects: list[str], x: _Term | None = None) -> list[str]:
         """Outside a topic section, the kinds an outcome word speaks of: only
         specific kinds the ruling names itself, the one right after it
         (``不会再归还控制权``), else its subject's (named before the event:
         ``自身①效果特殊召唤的「X」被一时除外…``). A granted ability after
         it (``subject_over_object``: ``仍然可以作2次攻击``) yields to a
         subject named by how it was summoned (``「剑斗兽」怪兽的效果特殊召唤的…``:
-        the monster's own effect, not a grant)."""
-        subject = self._strict_subject()
+        the monster's own effect, not a grant). A freedom word speaks of
+        the kind it implies (``可以改变表示形式``: :func:`pipeline.reading.implied_kind`),
+        else of what stood in the way that the ruling names (``freedom_kinds``:
+        ``攻击了的怪兽…可以攻击``) or of its subject."""
+        if x is not None and x.kind == "FREEDOM":
+            implied = reading.implied_kind(self.text[x.start:x.end], self.text)
+            if implied:
+                return [implied]
+            blocking = [k for k in self.kinds_before or self.lead if k in self.t["freedom_kinds"]]
+            if blocking:
+                return blocking
+        subject = (self._strict_subject() or [k for k in self.kinds_before or self.lead if k in self.ctx.heading]
+                   or (self.ctx.block_kinds if self.ctx.block_kinds and self._same_case() else []))
         named = [k for k in objects if k in self.specific]
         if named and subject and set(named) <= set(self.t["subject_over_object"]):
             return subject
@@ -1137,10 +1228,15 @@ class _SentenceReader:
                 self.last_kinds = self.ctx.section_last[0]
             return self.last_verdict, objects or self.kinds_before or self.last_kinds
         if self.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
-            return x.value, objects or self._strict_subject() or self._elliptical()
+            implied = reading.implied_kind(self.text[x.start:x.end], self.text)
+            return x.value, (objects or ([implied] if implied else []) or self._strict_subject() or self._elliptical()
+                             or self._pointed_back())
         fallback = [] if self.other_kind else (self.last_kinds or self.subject or self.ctx.block_kinds
                                                or ([self.ctx.default] if self.ctx.default else []))
-        return x.value, objects or self.kinds_before or fallback
+        # 可以按照自己的意志 in the section 表示形式: the word names the section's kind, whatever monster it is about
+        implied = reading.implied_kind(self.text[x.start:x.end], self.text)
+        return x.value, objects or ([implied] if implied and implied == self.ctx.default else []) or (
+            self.kinds_before or fallback)
 
 
 def _with_cases(statements: list[Statement], cases: dict[Statement, str],
@@ -1235,9 +1331,10 @@ def _outcome_verdict(x: _Term, kind: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _retention_words() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+def _retention_words() -> tuple[re.Pattern, ...]:
     """Patterns of the event words, the verdict words, the outcome words
-    (outcomes, abilities, freedoms) and the words of specific kinds (all but
+    (outcomes, abilities, freedoms), the words of the kinds, the
+    ``continuity`` phrases and the words of the specific kinds (all but
     ``generic_kinds``) of ``schema/retention_terms.json``."""
     t = retention_terms()
     generic = set(t["generic_kinds"])
@@ -1245,6 +1342,10 @@ def _retention_words() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
         "events": [w for ws in t["events"].values() for w in ws],
         "verdicts": [w for ws in t["verdicts"].values() for w in ws],
         "outcomes": [w for key in ("outcomes", "abilities", "freedoms") for ws in t[key].values() for w in ws],
+        # an outcome word may speak of a generic kind the ruling names (a freedom_kinds one, or one
+        # inside the quoted effect an ability word activates): the reader decides
+        "kinds": [w for kind, ws in t["kinds"].items() for w in ws],
+        "continuity": t["continuity"],
         "specific": [w for kind, ws in t["kinds"].items() if kind not in generic for w in ws],
     }
     return tuple(re.compile(alternation(ws)) for ws in words.values())
@@ -1252,15 +1353,17 @@ def _retention_words() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
 
 def _speaks_of_retention(norm: str, example: bool = False) -> bool:
     """Whether a ruling outside the topic sections may state a retention:
-    it names an event (变成里侧, 一时除外) and a verdict word (不再是, 仍然是),
-    or an outcome word (不能再发动, 仍然可以攻击) and, unless it is an
-    ``example`` (which may show the kinds of its principle), a specific kind:
-    the only kind an outcome word of a principle speaks of there
-    (:meth:`_SentenceReader._strict_outcome_kinds`). The others state
-    nothing and are not matched at all."""
-    events_, verdicts_, outcomes_, specific_ = _retention_words()
-    return bool(events_.search(norm) and (verdicts_.search(norm) or (
-        outcomes_.search(norm) and (example or specific_.search(norm)))))
+    it names an event (变成里侧, 一时除外, 除外…回到场上) and a verdict word
+    (不再是, 仍然是), or an outcome word (不能再发动, 仍然可以攻击) and, unless
+    it is an ``example`` (which may show the kinds of its principle), a kind
+    (:meth:`_SentenceReader._strict_outcome_kinds` decides which count); or a
+    continuity phrase (持续在怪兽区域表侧表示…才会发动: both events) and a
+    specific kind. The others state nothing and are not matched at all."""
+    events_, verdicts_, outcomes_, kinds_, continuity_, specific_ = _retention_words()
+    if continuity_.search(norm) and specific_.search(norm):  # 持续在怪兽区域表侧表示…才会发动: both events
+        return True
+    return bool((events_.search(norm) or reading.split_events(norm, [], [])) and (verdicts_.search(norm) or (
+        outcomes_.search(norm) and (example or kinds_.search(norm)))))
 
 
 # Outside a retention topic section a ruling states only what it names itself:
@@ -1309,29 +1412,35 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
     last_role: dict[int, str] = {}
     # Outside topic sections: the kinds the block's ruling just before stated (one ruling back only).
     carried: dict[int, list[str]] = {}
+    carried_cards: dict[int, frozenset[str]] = {}  # the cards that ruling named
     for record, sentences in zip(records, docs):
         section = record.norm_section or record.section
         carry = carried.pop(record.block, None) if carried else None
+        cards = carried_cards.pop(record.block, frozenset()) if carried_cards else frozenset()
         if sentences is None:
             continue
         cfg = _section_config(section)
         strict = cfg is None
         cfg = cfg or _ANY_SECTION
+        heading = reading.heading_kinds(section[-1]) if strict and section else frozenset()
         said = section_said[section]
         if record.role == "example":
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
                                 _Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict,
-                                         section_said=said), all_kinds)
+                                         section_said=said, heading=heading), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
+        before: tuple[str, ...] = ()
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
-            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said) if strict else
+            ctx = (_Context(cfg[0], cfg[1], carry, strict=True, section_said=said, heading=heading,
+                            block_cards=cards, before=before) if strict else
                    _Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
                             section_said=said))
             statements, kinds = _sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
+            before = _named_kinds(sentence, all_kinds) if strict else ()
             dates = _sentence_dates(record, sentence)
             for x in statements:
                 record.add_statement(replace(x, basis="withdrawn" if withdrawn else x.basis, dates=dates))
@@ -1340,6 +1449,7 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
                 if kinds and kinds != ["*"]:  # "任何情报" (every kind) is not carried to the next sentence
                     block_kinds[record.block] = kinds
                     carry = carried[record.block] = kinds
+                    cards = carried_cards[record.block] = frozenset(CARD_QUOTE.findall(record.norm))
                 section_last[ctx_key] = (sorted({x.info_kind for x in statements}),
                                          sorted({x.event for x in statements}), statements[-1].verdict)
         if any(x.basis in ("stated", "exception") for x in record.statements) and not superseded:
@@ -1349,9 +1459,25 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             principles.setdefault(record.block, []).append(record)
 
 
+def _named_kinds(sentence: _Sentence, all_kinds: list[str]) -> tuple[str, ...]:
+    """The specific kinds ``sentence`` names (in text order, each once): what
+    ``anaphora`` in the next sentence of its ruling may point back at."""
+    specific = _specific_kinds(tuple(all_kinds))
+    terms = _terms(sentence.doc, sentence.norm)
+    return tuple(dict.fromkeys(t.value for t in terms if t.kind in ("KIND", "KIND*") and t.value in specific))
+
+
 def _sentence_events(sentence: _Sentence) -> list[tuple[int, str]]:
-    """The events ``sentence`` names, in order, as (position, event id)."""
-    return [(t.start, t.value) for t in _terms(sentence.doc, sentence.norm) if t.kind == "EVENT"]
+    """The events ``sentence`` names, in order, as (position, event id); in
+    a sentence that names no other event, a sequel flip (``之后再反转``,
+    ``sequel`` of schema/retention_terms.json) is
+    :data:`pipeline.cardrulings.SEQUEL_FLIP` (the card readers take it for
+    a flip only when their record names no other event either)."""
+    from .cardrulings import SEQUEL_FLIP
+
+    terms = _terms(sentence.doc, sentence.norm)
+    events = [(t.start, t.value) for t in terms if t.kind == "EVENT"]
+    return events or [(t.start, SEQUEL_FLIP) for t in terms if t.kind == "SEQUEL"]
 
 
 def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:
@@ -1567,4 +1693,5 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
                              _sentence_events, _sentence_dates)
     else:
         resolve_english_statements(records, docs)
+    exams.keep_answers(records)  # an exam's options: only the key's right answers say something
     return records

@@ -349,11 +349,37 @@ def score_statements(con: duckdb.DuckDBPyConnection, units: list[dict]) -> dict:
             misses.append({"n": unit.get("n"), "section": unit.get("section", ""), "text": unit["text"],
                            "missing": sorted(want - got), "extra": sorted(got - want),
                            "dates_missing": sorted(dates - have), "records": [r["record_id"] for r in matched]})
+    return {"units": misses, "tp": tp, "fp": fp, "fn": fn, **_figures(tp, fp, fn),
+            "scored": scored, "dated_units": dated_units, "dates_ok": dates_ok}
+
+
+def score_statement_files(con: duckdb.DuckDBPyConnection, files: list[tuple[str, list[dict]]]) -> dict:
+    """:func:`score_statements` for each gold file of ``files`` (name,
+    units) and for all of them together. Returns the total's report (its
+    counts summed over the files, P/R/F1 from the sums, ``units`` every
+    file's misses, each with its ``file``) with ``"files": [{"file", "tp",
+    "fp", "fn", "precision", "recall", "f1", "scored", "dated_units",
+    "dates_ok"}...]`` in the order given."""
+    counts = ("tp", "fp", "fn", "scored", "dated_units", "dates_ok")
+    total: dict = {key: 0 for key in counts}
+    total["units"], per_file = [], []
+    for name, units in files:
+        report = score_statements(con, units)
+        for key in counts:
+            total[key] += report[key]
+        total["units"] += [{"file": name, **miss} for miss in report["units"]]
+        per_file.append({"file": name, **{k: v for k, v in report.items() if k != "units"}})
+    total.update(_figures(total["tp"], total["fp"], total["fn"]))
+    total["files"] = per_file
+    return total
+
+
+def _figures(tp: int, fp: int, fn: int) -> dict:
+    """Precision, recall and F1 from the counts (1.0 where nothing was produced or expected)."""
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"units": misses, "tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1,
-            "scored": scored, "dated_units": dated_units, "dates_ok": dates_ok}
+    return {"precision": precision, "recall": recall, "f1": f1}
 
 
 def _page_records(con: duckdb.DuckDBPyConnection, source: str) -> list[dict]:

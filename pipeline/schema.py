@@ -316,7 +316,8 @@ def expand_alternatives(term: str) -> list[str]:
 
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
                    "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers",
-                   "neutral", "outcome_objects", "other_actors", "information_nouns", "elliptical_words")
+                   "neutral", "outcome_objects", "other_actors", "information_nouns", "elliptical_words",
+                   "anaphora")
 
 
 @lru_cache(maxsize=1)
@@ -358,6 +359,7 @@ def retention_terms() -> dict:
         for word in words:
             if word not in data["verdicts"].get("kept", []):
                 check.fail(f"scheduled_kinds.{kind}", f"{word!r} is not a term of verdicts.kept")
+    _check_reading_terms(check, data, kinds, evts)
     for i, event in enumerate(check.get(data, "continuity_events", list)):
         check.member(f"continuity_events[{i}]", event, evts, "an event")
     for key in ("all_kinds_except", "restricting_kinds", "generic_kinds", "subject_over_object"):
@@ -381,6 +383,38 @@ def retention_terms() -> dict:
             for i, k in enumerate(check.get(cfg, "allowed", list, where)):
                 check.member(f"{where}.allowed[{i}]", k, kinds, "an info kind")
     return data
+
+
+def _check_reading_terms(check: _Checker, data: dict, kinds, evts) -> None:
+    """The keys of retention_terms.json read by :mod:`pipeline.reading`:
+    ``implied_kinds`` (kind -> verdict or freedom terms) with
+    ``implied_kinds_when`` (kind -> ``needs`` and ``unless`` words), ``split_events``
+    (event -> ``leaves`` and ``returns`` words), ``turn_suffixes`` with
+    ``turn_kind``, ``freedom_kinds``, ``stated_by_words``."""
+    said = {w for key in ("verdicts", "freedoms") for ws in data[key].values() for w in ws}
+    for kind, words in check.get(data, "implied_kinds", dict).items():
+        check.member(f"implied_kinds.{kind}", kind, kinds, "an info kind")
+        for word in check.words({kind: words}, kind, "implied_kinds"):
+            if word not in said:
+                check.fail(f"implied_kinds.{kind}", f"{word!r} is not a term of verdicts or freedoms")
+    for kind, when in check.get(data, "implied_kinds_when", dict).items():
+        if kind not in data["implied_kinds"]:
+            check.fail(f"implied_kinds_when.{kind}", "is not a kind of implied_kinds")
+        if not isinstance(when, dict):
+            check.fail(f"implied_kinds_when.{kind}", "must be an object with needs and unless")
+        for key in ("needs", "unless"):
+            check.words(when, key, f"implied_kinds_when.{kind}")
+    for event, parts in check.get(data, "split_events", dict).items():
+        check.member(f"split_events.{event}", event, evts, "an event")
+        if not isinstance(parts, dict):
+            check.fail(f"split_events.{event}", "must be an object with leaves and returns")
+        for key in ("leaves", "returns"):
+            check.words(parts, key, f"split_events.{event}")
+    check.words(data, "turn_suffixes")
+    check.member("turn_kind", check.get(data, "turn_kind", str), kinds, "an info kind")
+    for key in ("freedom_kinds", "stated_by_words"):
+        for i, kind in enumerate(check.get(data, key, list)):
+            check.member(f"{key}[{i}]", kind, kinds, "an info kind")
 
 
 @lru_cache(maxsize=1)
@@ -428,6 +462,20 @@ def card_text_terms() -> dict:
         check.fail("effect_reference", "must have the named groups card and effect")
     for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
         check.words(data, key)
+    for section in ("activation_on_it", "material_of", "effect_on_it"):
+        words = check.get(data, section, dict)
+        for key in ("can", "cannot"):
+            check.words(words, key, section)
+    try:
+        re.compile(check.get(data["material_of"], "summons", str, "material_of"))
+    except re.error as exc:
+        check.fail("material_of.summons", f"is not a regular expression: {exc}")
+    denials = check.get(data, "denials", dict)
+    for key in ("can", "cannot"):
+        check.words(denials, key, "denials")
+    for key in ("context_before", "min_chars"):
+        if not isinstance(denials.get(key), int) or denials[key] < 1:
+            check.fail(f"denials.{key}", "must be a positive whole number")
     return data
 
 
@@ -657,7 +705,9 @@ def markers() -> dict:
     ``token_suffixes`` (the end of a Token's name: 衍生物; no card) and
     ``term_quote_patterns`` (game terms, not cards, in any quote marks:
     「攻击力·守备力」, 『永续魔法』, “战斗阶段”; matched against the quoted
-    name's key, ignoring case)."""
+    name's key, ignoring case), and ``exams`` (the ``option`` and answer
+    ``key_line`` patterns of an exam page, the ``right_words`` and
+    ``wrong_words`` of its questions: :mod:`pipeline.exams`)."""
     data = _json("markers.json")
     check = _Checker("markers.json")
     for key in ("example_labels", "example_prefixes", "note_headings", "pending_markers", "answered_suffixes",
@@ -677,6 +727,14 @@ def markers() -> dict:
                 re.compile(pattern)
             except re.error as exc:
                 check.fail(f"{key}[{i}]", f"is not a regular expression: {exc}")
+    exams = check.get(data, "exams", dict)
+    for key in ("option", "key_line"):
+        try:
+            re.compile(check.get(exams, key, str, "exams"))
+        except re.error as exc:
+            check.fail(f"exams.{key}", f"is not a regular expression: {exc}")
+    for key in ("right_words", "wrong_words"):
+        check.words(exams, key, "exams")
     return data
 
 

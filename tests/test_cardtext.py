@@ -202,9 +202,10 @@ def test_the_build_stores_card_texts_effects_and_dependencies_and_cites_each_car
                            "AND effect = '②'").fetchall()
         assert deps == [("synchro_summoned",)]
         rows = con.execute("SELECT s.effect, s.passcode, e.effect FROM statements s LEFT JOIN card_effects e "
-                           "ON e.passcode = s.passcode AND e.effect = s.effect AND e.part = 'monster' "
+                           "ON e.passcode = s.passcode AND e.effect = coalesce(s.effect, '') AND e.part = 'monster' "
                            "WHERE s.basis = 'card_text'").fetchall()
-        assert rows and all(effect and passcode and cited == effect for effect, passcode, cited in rows)
+        # a card without numbered effects (a Trap whose text is one effect) cites its one effect, "" (stored NULL)
+        assert rows and all(passcode and cited is not None and cited == (effect or "") for effect, passcode, cited in rows)
         assert set(con.execute("SELECT DISTINCT info_kind FROM effect_dependencies").fetchall()) <= {
             (k,) for k in info_kinds()}
 
@@ -230,7 +231,9 @@ def test_the_manifest_keeps_data_rows_apart_from_the_pages():
 
 def test_a_quoted_effect_text_cites_the_numbered_effect_that_holds_it(our_card):
     our_card[PASSCODE] = own_card(SYNCHRO_JA, SYNCHRO_ZH)
-    line = f"「{NAME}」变成里侧后，被战斗破坏的场合，可以发动『同调召唤的这张卡被战斗破坏的场合才能发动』的效果。"
+    # the ability word after the quote: the statement reader (which reads 可以发动『…』的效果 from the
+    # quote's own words, basis stated) leaves it to the card text
+    line = f"「{NAME}」变成里侧后，被战斗破坏的场合，『同调召唤的这张卡被战斗破坏的场合才能发动』的效果可以发动。"
     assert card_text_statements(line) == {("synchro_summoned", "face_down", "kept", "①", PASSCODE)}
     our_card[PASSCODE] = own_card(TURN_JA, TURN_ZH)  # no effect of the card holds the quote
     assert card_text_statements(line) == set()

@@ -26,7 +26,8 @@ def test_public_scenarios(engine_module, scenario):
 
 def test_retains_cites_rulings(engine_module):
     r = engine_module.retains("pendulum_summoned", "face_down")
-    assert (r.verdict, r.dates) == ("lost", ("2014-11-14",))
+    # the yearly log's 「DD 狮鹫」 ruling says so too (its parenthesis: 这时已经不是P召唤的怪兽, issue 34)
+    assert (r.verdict, r.dates) == ("lost", ("2014-11-14", "2023-09-16"))
     cite = engine_module.citation(r.record_ids[0])
     assert cite["text"].startswith("P召唤的怪兽变成里侧后，不再是P召唤的怪兽")
     assert cite["url"].startswith("https://ocg-rule.readthedocs.io/")
@@ -152,15 +153,16 @@ def test_retention_keeps_its_field_types_and_default(engine_module):
 
 def test_an_answer_dates_each_record_by_the_sentence_that_states_the_rule(engine_module):
     """The live page's line holds two rulings (face-down 14/11/14, temporary banish 16/1/8):
-    the face-down rule is dated 2014-11-14 through that record, in retains() and in answers."""
+    the face-down rule is dated 2014-11-14 through that record, in retains() and in answers
+    (and 2023-09-16 through the yearly log's 「DD 狮鹫」 ruling, a record of its own)."""
     r = engine_module.retains("pendulum_summoned", "face_down")
-    assert r.record_dates == (("2014-11-14",),) and r.dates == ("2014-11-14",)
+    assert r.record_dates == (("2014-11-14",), ("2023-09-16",)) and r.dates == ("2014-11-14", "2023-09-16")
     scenario = {"id": "p", "events": [{"turn": 1, "do": "summon", "method": "pendulum", "by": "A"},
                                       {"turn": 2, "do": "turn_face_down"}],
                 "ask": {"turn": 2, "question": "has", "info_kind": "pendulum_summoned"}}
     result = engine_module.answer(scenario)
     [rule] = [b for b in result["because"] if b["rule"] == "retention:pendulum_summoned/face_down"]
-    assert result["answer"] is False and [rec["dates"] for rec in rule["records"]] == [["2014-11-14"]]
+    assert result["answer"] is False and [rec["dates"] for rec in rule["records"]] == [["2014-11-14"], ["2023-09-16"]]
 
 
 def test_import_engine_exposes_the_generated_modules_public_names(built, tmp_path, monkeypatch):

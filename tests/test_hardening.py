@@ -337,7 +337,12 @@ UNQUOTED_CARDS = ("「", "")
 LINES_SPLIT_AT_CARDS = ("」", "」<br>")
 
 
-@pytest.mark.parametrize("edit, what, bound", [(TRADITIONAL_TERMS, "statements", "more than 50% fewer"),
+# With the topic's heading spelled otherwise every ruling is read as a yearly log reads it (issue 34:
+# most statements still), so what gives it away is a section that states nothing any more.
+SECTION_GONE = "statements in section '里侧·一时除外 / 用何出场' (was 66, more than 50% fewer; the section is gone)"
+
+
+@pytest.mark.parametrize("edit, what, bound", [(TRADITIONAL_TERMS, SECTION_GONE, ""),
                                                (EMPTIED_WRAPPER, "records", "more than 50% fewer"),
                                                (UNQUOTED_CARDS, "card mentions", "more than 50% fewer"),
                                                (LINES_SPLIT_AT_CARDS, "records", "more than 2 times as many")])
@@ -351,8 +356,11 @@ def test_a_build_keeps_the_records_of_a_page_that_suddenly_says_much_less(tmp_pa
     out = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine)
     assert out.exit_code == 0
     [warning] = [line for line in out.output.splitlines() if line.startswith("warning:")]
-    assert f"{FACE_DOWN}: gives" in warning and f" {what} where the previous build stored" in warning
-    assert f"({bound}: a markup change?)" in warning
+    assert f"{FACE_DOWN}: gives" in warning
+    if bound:  # the page as a whole
+        assert f" {what} where the previous build stored" in warning and f"({bound}: a markup change?)" in warning
+    else:  # one of its sections
+        assert f" {what} against the previous build (a markup change?)" in warning
     assert "kept" in warning and "--max-shrink 1 accepts the page" in warning
     assert db_fingerprint(db)[1] == before[1]  # the same rules: nothing was lost
     forced = run("build", "--corpus", corpus, "--db", db, "--engine-out", engine, "--max-shrink", "1")

@@ -478,10 +478,11 @@ def test_card_name_tables_keep_the_base_text_of_ruby_markup(tmp_path, field, kep
 @pytest.mark.parametrize("source_id", ["ocg-rule-c03-face-down-temp-banish", "ocg-rule-c06-rulings-2023"])
 def test_the_retention_gate_skips_only_rulings_that_state_nothing(source_id, monkeypatch):
     """``_speaks_of_retention`` asks a principle outside the topic sections
-    with an outcome word but no verdict word for a specific kind too, before
-    the spaCy matcher reads it: read with every section outside a topic (the
+    with an outcome word but no verdict word for a kind too, before the
+    spaCy matcher reads it: read with every section outside a topic (the
     gold page as a yearly log reads it), the statements are those of the
-    wider gate (an event and a verdict or outcome word)."""
+    wider gate (an event, or one written in two parts, and a verdict or
+    outcome word; or a continuity phrase and a specific kind)."""
     from pipeline import extract as extract_module
     from pipeline.corpus import BUNDLED_CORPUS, load_manifest, read_snapshot
 
@@ -493,7 +494,13 @@ def test_the_retention_gate_skips_only_rulings_that_state_nothing(source_id, mon
         return [(r.id, s) for r in extract(page, info_kinds()) for s in r.statements]
 
     gated = statements()
-    events_, verdicts_, outcomes_, _ = extract_module._retention_words()
-    monkeypatch.setattr(extract_module, "_speaks_of_retention", lambda norm, example=False: bool(
-        events_.search(norm) and (verdicts_.search(norm) or outcomes_.search(norm))))
+    from pipeline import reading
+
+    events_, verdicts_, outcomes_, _, continuity_, specific_ = extract_module._retention_words()
+    def wider(norm: str, example: bool = False) -> bool:
+        named_event = events_.search(norm) or reading.split_events(norm, [], [])
+        return bool(named_event and (verdicts_.search(norm) or outcomes_.search(norm))
+                    or (continuity_.search(norm) and specific_.search(norm)))
+
+    monkeypatch.setattr(extract_module, "_speaks_of_retention", wider)
     assert gated == statements() and len(gated) > 30

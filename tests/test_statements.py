@@ -153,7 +153,8 @@ def test_the_topic_page_read_as_a_yearly_log_still_gives_most_of_its_statements(
     away (every section read as a yearly log reads it): 85/4/210 (R=0.29)
     before the subject of a ruling was read, 174/8/121 (P=0.96 R=0.59) after,
     191/10/104 (P=0.95 R=0.65) with kinds named as information and rulings
-    that go on with the one before."""
+    that go on with the one before, 197/10/98 (P=0.95 R=0.67) with the
+    phrasings of issue 34 (tests/test_reading.py)."""
     import duckdb
 
     from pipeline import extract as extract_module
@@ -165,7 +166,7 @@ def test_the_topic_page_read_as_a_yearly_log_still_gives_most_of_its_statements(
     build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py", workers=1)
     with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
         score = queries.score_statements(con, queries.read_statement_gold(GOLD / "statements_public.jsonl"))
-    assert score["precision"] >= 0.93 and score["recall"] >= 0.63, score
+    assert score["precision"] >= 0.94 and score["recall"] >= 0.66, score
 
 
 def test_the_whole_site_gives_statements_on_other_pages(built):
