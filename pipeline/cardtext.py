@@ -212,6 +212,14 @@ def _card_kinds() -> frozenset[str]:
 
 
 @lru_cache(maxsize=2)
+@lru_cache(maxsize=2)
+def _negators(script: str) -> tuple[str, ...]:
+    """``negators`` of ``schema/card_text_terms.json`` for ``script`` (``ja``, ``zh``)."""
+    from .schema import card_text_terms
+
+    return tuple(card_text_terms()["negators"][script])
+
+
 def _all_gates(script: str) -> frozenset[str]:
     return frozenset(g for _, _, gates in _compiled_terms()[0][script] for g in gates or ())
 
@@ -238,6 +246,8 @@ def read_dependencies(text: str, language: str) -> list[Dependency]:
             start = max(text.rfind("。", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
             if cancel is not None and cancel.search(text[start:_sentence_end(text, m.end())]):
                 continue
+            if any(w in m.group(0) for w in _negators(script)):
+                continue  # 这张卡没有进行过战斗的: the effect needs the information absent
             window = _CLAUSE_BREAK.split(text[max(start, m.start() - _SELF_WINDOW):m.start()])[-1] + m.group(0)
             subject = "this_card" if kind in card_kinds or _SELF.search(window) else "other"
             if kind not in found or subject == "this_card":

@@ -462,6 +462,9 @@ def card_text_terms() -> dict:
         check.fail("effect_reference", "must have the named groups card and effect")
     for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
         check.words(data, key)
+    negators = check.get(data, "negators", dict)
+    for script in ("ja", "zh"):
+        check.words(negators, script, "negators")
     for section in ("activation_on_it", "material_of", "effect_on_it"):
         words = check.get(data, section, dict)
         for key in ("can", "cannot"):

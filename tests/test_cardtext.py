@@ -156,6 +156,20 @@ def test_unable_to_use_the_effect_says_the_information_lost(our_card):
     assert card_text_statements(UNABLE) == {("summoned_this_turn", "temp_banish", "lost", "①", PASSCODE)}
 
 
+@pytest.mark.parametrize("text, language", [
+    ("①：同调召唤的这张卡这个回合没有进行过战斗的场合才能发动。自己从卡组抽1张。", "zh-community"),
+    ("①：同調召喚的這張卡這個回合沒有進行過戰鬥的場合才能發動。自己從卡組抽1張。", "zh-TW"),
+    ("①：同调召唤的这张卡未进行过战斗的场合才能发动。自己从卡组抽1张。", "zh-community"),
+])
+def test_a_negated_condition_is_no_dependency_the_effect_needs_kept(text, language):
+    """『这张卡没有进行过战斗的』 needs the information absent: losing it would
+    free the effect, so a ruling that it cannot be used says nothing of it."""
+    kinds = {d.info_kind for d in read_dependencies(text, language)}
+    assert "synchro_summoned" in kinds and "battled" not in kinds
+    positive = text.replace("没有", "").replace("沒有", "").replace("未", "")
+    assert "battled" in {d.info_kind for d in read_dependencies(positive, language)}
+
+
 def test_an_event_that_happens_to_another_card_says_nothing_of_this_ones_effect(our_card):
     our_card[PASSCODE] = own_card(SYNCHRO_JA, SYNCHRO_ZH)
     line = f"「{NAME}」攻击里侧守备表示的「黑魔术师」，「黑魔术师」反转后，可以发动①效果。"
