@@ -21,7 +21,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
-from pipeline.corpus import MANIFEST_NAME
+from pipeline.corpus import DATA_FORMATS, MANIFEST_NAME
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -52,6 +52,9 @@ def local_corpus(src: Path, dest: Path, base_url: str) -> int:
     sources = [row for row in rows if not (row["id"] or "").lstrip().startswith("#")]  # a comment row is no source
     for row in sources:
         row["url"], row["fetch"] = f"{base_url}/{row['path']}", "yes"
+        if row["format"] in DATA_FORMATS:  # the card texts come from the data set's published file, not a page: not fetched here
+            row["fetch"] = "no"
+    sources = [row for row in sources if row["format"] not in DATA_FORMATS]
     with manifest.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t", quoting=csv.QUOTE_NONE,
                                 lineterminator="\n")
