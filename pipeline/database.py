@@ -29,12 +29,11 @@ import duckdb
 
 from .errors import LoadError, UsageError
 
-# The oldest DuckDB that opens a build's database, and the storage format a build writes it in.
-# The load writes DuckDB's own format (loading straight into 1.1's format ran out of memory under
-# the build's 64 MB cap at 500 pages); the finished database is then copied into a file of 1.1's
-# format (write_compatible_copy), which is what is renamed into place.
-OLDEST_DUCKDB = "1.1.3"
-STORAGE_VERSION = "v1.1.0"
+# The oldest DuckDB that opens a build's database: its default storage format (version 69).
+# DuckDB 1.1's format (storage_compatibility_version 'v1.1.0', which 1.x releases read) was tried
+# and left out: under the build's 64 MB memory cap the load of a 500-page corpus ran out of memory,
+# and a copy into that format after the load (COPY FROM DATABASE) did so at 2,000 pages.
+OLDEST_DUCKDB = "2.0"
 # Merged into every connection's config, last: a caller cannot turn them on.
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                "allow_community_extensions": False, "allow_unsigned_extensions": False}
@@ -101,30 +100,6 @@ def connect(path: Path | str, read_only: bool = False, config: dict | None = Non
     (:func:`duckdb_path`); duckdb.Error when DuckDB cannot open it."""
     target = ":memory:" if str(path) == ":memory:" else str(duckdb_path(path))
     return duckdb.connect(target, read_only=read_only, config={**(config or {}), **SAFE_CONFIG})
-
-
-def _sql_path(path: Path | str) -> str:
-    """``path`` as a SQL string literal (ATTACH takes no parameters)."""
-    return "'" + str(duckdb_path(path)).replace("'", "''") + "'"
-
-
-def write_compatible_copy(source: Path, target: Path, config: dict | None = None) -> None:
-    """Copy the finished database at ``source`` into a new file ``target``
-    in the storage format :data:`OLDEST_DUCKDB` reads (:data:`STORAGE_VERSION`):
-    ATTACH both to an in-memory connection with ``config`` (the build's
-    memory cap and spill folder) and ``COPY FROM DATABASE``, table by
-    table in DDL order, rows in their order (one thread). ``source`` is only
-    read. duckdb.Error when DuckDB cannot read or write."""
-    con = connect(":memory:", config={**(config or {}), "threads": 1})
-    try:
-        con.execute("SET enable_progress_bar = false")  # a session option: no bar on the build's terminal
-        con.execute(f"ATTACH {_sql_path(source)} AS build_source (READ_ONLY)")
-        con.execute(f"ATTACH {_sql_path(target)} AS build_target (STORAGE_VERSION '{STORAGE_VERSION}')")
-        con.execute("COPY FROM DATABASE build_source TO build_target")
-        con.execute("DETACH build_target")
-        con.execute("DETACH build_source")
-    finally:
-        con.close()
 
 
 def file_problem(path: Path) -> str | None:

@@ -34,8 +34,8 @@ from .cardtables import insert_card_texts
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
-from .database import (OLDEST_DUCKDB, SCHEMA_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect,
-                       duckdb_path, file_problem, open_database, unreadable, write_compatible_copy)
+from .database import (SCHEMA_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
+                       open_database, unreadable)
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
 from .generate import check_replaceable
@@ -433,8 +433,7 @@ class DatabaseWriter:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         self.con: duckdb.DuckDBPyConnection | None = None
         self._batch: RowBatch | None = None
-        self.tmp = self._wal = self._workdir = self.compat = self._compat_wal = None
-        self._memory_limit = memory_limit
+        self.tmp = self._wal = self._workdir = None
         try:
             self._open(memory_limit)
         except BaseException as exc:  # a stop signal held back by _open() included: nothing stays
@@ -451,10 +450,7 @@ class DatabaseWriter:
         with deferred():
             self.tmp = temp_path(self.db_path.parent, f".{self.db_path.name}.", ".tmp")  # DuckDB creates it
             self._wal = Path(f"{self.tmp}.wal")
-            # The copy in DuckDB 1.1's format (database.write_compatible_copy) that is renamed into place.
-            self.compat = temp_path(self.db_path.parent, f".{self.db_path.name}.", ".tmp")
-            self._compat_wal = Path(f"{self.compat}.wal")
-            track(self._wal, self._compat_wal)
+            track(self._wal)
             # Beside the database, not in the system's temporary folder: a killed build's leftovers
             # are then the next build's to clean (clean_leftovers), under the database's lock.
             self._workdir = temp_path(self.db_path.parent, work_prefix(self.db_path, "load"))
@@ -535,19 +531,13 @@ class DatabaseWriter:
         except duckdb.Error as exc:
             raise _write_error("cannot write the new database", exc, self.tmp) from exc
         self.con = None
-        try:
-            write_compatible_copy(self.tmp, self.compat, {"memory_limit": self._memory_limit,
-                                                          "temp_directory": str(self._workdir / "spill")})
-        except (OSError, duckdb.Error) as exc:
-            raise _write_error(f"cannot write the new database in DuckDB {OLDEST_DUCKDB}'s format", exc,
-                               self.compat) from exc
         with deferred():
             try:
                 warning = merge_leftover_wal(self.db_path)
-                os.replace(self.compat, self.db_path)
+                os.replace(self.tmp, self.db_path)
             except (OSError, duckdb.Error) as exc:
                 raise _write_error("cannot put the new database in place", exc, self.db_path) from exc
-            untrack(self.compat)
+            untrack(self.tmp)
             if then is not None:
                 then()
         self.close()
@@ -565,7 +555,7 @@ class DatabaseWriter:
                     con.close()  # before the files go: a connection left open could write them again
             if self._batch is not None:
                 self._batch.discard()
-            remove(*(p for p in (self._workdir, self.tmp, self._wal, self.compat, self._compat_wal) if p is not None))
+            remove(*(p for p in (self._workdir, self.tmp, self._wal) if p is not None))
 
 
 def _write_error(what: str, exc: BaseException, path: Path) -> LoadError:
