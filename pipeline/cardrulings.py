@@ -15,9 +15,10 @@ the ruling names before its verdict (``face_down`` / ``temp_banish``, and
 whether it names a flip too) and whether the effect can be used (True) or
 not (False). The reading is clause by clause (a clause ends at ， ； 。):
 
-* the events named since the last verdict (across sentences: "之后再反转的状况，
-  下个回合可以再次发动②效果" continues the sentence before) belong to the
-  next verdict;
+* the events named since the last verdict belong to the next verdict; a
+  sentence's events without a verdict carry into the next sentence only when
+  it names an event too ("之后再反转的状况，下个回合可以再次发动②效果" continues
+  the sentence before);
 * a reference with a quoted card (「X」的②效果) is about X; a bare one (②效果,
   其③效果) about the card that underwent the event: the last card quoted
   before the first event word of the segment that is no cause of it
@@ -184,9 +185,13 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
     seg_start = 0
     last_main: tuple[str, ...] = ()
     last_ref: tuple[int, str] | None = None  # (passcode, effect) referred to last in the sentence
+    carried: list[tuple[int, str]] = []  # a sentence's events without a verdict, for a next sentence naming one
     for cm in _CLAUSE.finditer(text):
         start, end = cm.start(), cm.end()
-        pending += _events_in(masked, start, end)
+        said = _events_in(masked, start, end)
+        if said and not pending:
+            pending = carried
+        pending = pending + said
         found = False
         if pending:
             main = tuple(sorted({e for _, e in pending if e in MAIN_EVENTS})) or last_main
@@ -213,6 +218,7 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
                 seg_start = end
         if text[end - 1:end] in _SENTENCE_END:
             last_ref = None
+            carried, pending = pending, []
     return _unique(out)
 
 

@@ -31,6 +31,7 @@ from .schema import events, info_kinds, procedural_rules, scenario_format, vocab
 from .stopping import deferred, remove, temp_path, untrack
 
 RUNTIME = PROJECT_ROOT / "engine" / "runtime.py"
+RUNTIME_CARDS = PROJECT_ROOT / "engine" / "runtime_cards.py"  # card_answer, copied after the runtime
 MARKER = "# ==== RUNTIME ====\n"
 
 
@@ -160,7 +161,18 @@ def _check_plain(name: str, value) -> None:
                                 place="pipeline/generate.py")
 
 
-def render(tables: dict, digest: str | None = None) -> str:
+def _runtime_code(paths: tuple[Path, ...], marker: str) -> str:
+    """The code below ``marker`` of each runtime file, joined; GenerateError for a file without it."""
+    code = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        if marker not in text:
+            raise GenerateError(f"{path} lacks the runtime marker {marker.strip()!r}", place=str(path))
+        code.append(text.split(marker, 1)[1])
+    return "\n\n".join(code)
+
+
+def render(tables: dict, digest: str | None = None, cards: str = "") -> str:
     """The module's source text, stamped with ``digest``, the
     :func:`rules_hash` of ``tables`` (computed when not given: callers that
     already have it save hashing the tables twice). Raises GenerateError for
@@ -171,9 +183,7 @@ def render(tables: dict, digest: str | None = None) -> str:
     module's size in memory (about 0.5 GB for a 17 MB engine), and the data
     is checked by :func:`_check_plain` instead.
     """
-    runtime = RUNTIME.read_text(encoding="utf-8")
-    if MARKER not in runtime:
-        raise GenerateError(f"{RUNTIME} lacks the runtime marker {MARKER.strip()!r}", place=str(RUNTIME))
+    code = _runtime_code((RUNTIME, RUNTIME_CARDS), MARKER)
     for name, value in tables.items():
         _check_plain(name, value)
     digest = digest or rules_hash(tables)
@@ -189,13 +199,15 @@ def render(tables: dict, digest: str | None = None) -> str:
         f"GENERATOR = {('rulings ' + __version__)!r}\n"
         f"RULES_HASH = {digest!r}\n\n"
     )
-    code = runtime.split(MARKER, 1)[1]
-    stubs = "".join(f"{name} = None\n\n" for name in tables)
+    stubs = "".join(f"{name} = None\n\n" for name in (*tables, "CARD_TABLE"))
     try:
         compile(header + stubs + code, "<generated engine>", "exec")
     except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
         raise GenerateError(f"generated module does not parse: {exc}", place=str(RUNTIME)) from exc
     data = "".join(f"{name} = {_literal(value)}\n\n" for name, value in tables.items())
+    # The card table (pipeline/cardengine.py) as one string literal (repr escapes all text), parsed by
+    # card_answer on first use; it is not part of the rules hash.
+    data += f"CARD_TABLE = {cards!r}\n\n"
     return header + data + code
 
 
@@ -204,6 +216,7 @@ def render(tables: dict, digest: str | None = None) -> str:
 JSON_FORMAT = "ocg-rules"
 JSON_FORMAT_VERSION = 1
 RUNTIME_JS = PROJECT_ROOT / "engine" / "runtime.mjs"
+RUNTIME_CARDS_JS = PROJECT_ROOT / "engine" / "runtime_cards.mjs"
 MARKER_JS = "// ==== RUNTIME ====\n"
 
 
@@ -255,14 +268,12 @@ def render_json(tables: dict, digest: str) -> str:
     return json.dumps(neutral_tables(tables, digest), ensure_ascii=False, indent=1) + "\n"
 
 
-def render_js(tables: dict, digest: str) -> str:
+def render_js(tables: dict, digest: str, cards: str = "") -> str:
     """``engine/ocg_rules.mjs``: an ES module holding :func:`neutral_tables`
     as one JSON literal (ASCII-escaped, so no text can end the literal or
     hide a line break) followed by the runtime of ``engine/runtime.mjs``.
     Raises GenerateError when the runtime lacks its marker."""
-    runtime = RUNTIME_JS.read_text(encoding="utf-8")
-    if MARKER_JS not in runtime:
-        raise GenerateError(f"{RUNTIME_JS} lacks the runtime marker {MARKER_JS.strip()!r}", place=str(RUNTIME_JS))
+    code = _runtime_code((RUNTIME_JS, RUNTIME_CARDS_JS), MARKER_JS)
     header = (
         "// OCG information-retention and battle rules engine: GENERATED, do not edit.\n"
         f"// Generator: rulings {__version__} (pipeline/generate.py)\n"
@@ -270,7 +281,9 @@ def render_js(tables: dict, digest: str) -> str:
         "// ES module, no dependencies: import { retains, answer, answer_all, citation } from './ocg_rules.mjs';\n\n"
     )
     data = json.dumps(neutral_tables(tables, digest), ensure_ascii=True, separators=(",", ":"))
-    return header + f"const DATA = {data};\n\n" + runtime.split(MARKER_JS, 1)[1]
+    # The card table as one JSON string literal (ASCII-escaped), parsed by card_answer on first use.
+    table = json.dumps(cards, ensure_ascii=True)
+    return header + f"const DATA = {data};\n\nconst CARD_TABLE = {table};\n\n" + code
 
 
 def _ts_union(values) -> str:
@@ -455,10 +468,12 @@ def check_replaceable(path: Path) -> None:
                          place="--engine-out")
 
 
-def render_all(tables: dict, digest: str) -> dict[str, str]:
-    """The texts of the three engine files, keyed as :func:`engine_paths`."""
-    return {"py": render(tables, digest), "json": render_json(tables, digest), "mjs": render_js(tables, digest),
-            "dts": render_dts(tables, digest)}
+def render_all(tables: dict, digest: str, cards: str = "") -> dict[str, str]:
+    """The texts of the engine files, keyed as :func:`engine_paths`; ``cards``:
+    the card table's JSON text (:func:`pipeline.cardengine.card_table_text`),
+    embedded in the Python and JavaScript modules."""
+    return {"py": render(tables, digest, cards), "json": render_json(tables, digest),
+            "mjs": render_js(tables, digest, cards), "dts": render_dts(tables, digest)}
 
 
 # What an engine write that fails says of the outputs, before the database is replaced (a build's case).

@@ -607,6 +607,13 @@ def _timed(result: BuildResult, stage: str, work, *args):
     return done
 
 
+def _card_table(writer: DatabaseWriter) -> str:
+    """The engines' card table (pipeline/cardengine.py) from the rows inserted so far (every page's)."""
+    from .cardengine import card_table, card_table_text
+
+    return card_table_text(card_table(writer.con))
+
+
 def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],
             packed: list[bytes], writer: DatabaseWriter, started: str,
             before: dict[tuple[str, str], tuple[str, tuple[str, ...]]]) -> None:
@@ -636,7 +643,8 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     # The engine is written in full before the database is replaced and renamed
     # right after it, so a killed build leaves both files as they were (but for
     # the instant between the two renames, when the database is the new one).
-    staged = stage_engines(result.engine_path, render_all(tables, result.rules_hash))
+    cards = _guarded(GenerateError, None, "card table", _card_table, writer)
+    staged = stage_engines(result.engine_path, render_all(tables, result.rules_hash, cards))
     t2, c2 = time.perf_counter(), time.process_time()
     result.timings["generate"] += t2 - t1
     result.cpu["generate"] += c2 - c1
