@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import __version__
 from .compile import ProceduralRule, Rule
+from .enginefile import ENGINE_HASH_LINE, engine_rules_hash  # noqa: F401 (re-exported: the stamp's reader)
 from .errors import GenerateError, UsageError
 from .paths import PROJECT_ROOT
 from .records import Record, excerpt
@@ -572,17 +573,3 @@ def discard_engine(staged: Path) -> None:
 def _engine_error(what: str, exc: OSError, path: Path, kept: str) -> GenerateError:
     """One line: what failed, the engine file it was for, the system's words, what stays."""
     return GenerateError(f"{what}: {exc.strerror or exc}; {kept}", place=str(path))
-
-
-ENGINE_HASH_LINE = re.compile(r"^(?:RULES_HASH = '|// Rules hash: sha256:| \"rules_hash\": \")([0-9a-f]{64})['\"]?,?$", re.M)
-
-
-def engine_rules_hash(path: Path) -> str | None:
-    """The rules hash stamped in a generated engine module, or None (missing, not an engine)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(8192)
-    except OSError:
-        return None
-    m = ENGINE_HASH_LINE.search(head)
-    return m.group(1) if m else None
