@@ -404,6 +404,32 @@ def render_dts(tables: dict, digest: str) -> str:
         "export declare function answer_all(scenarios: readonly unknown[]): (Answer | Refused)[];",
         "export { answer_all as answerAll };",
         "",
+        "/** What a card's answer takes as told about the monster (schema/rule_policy.json facts). */",
+        "export interface CardFacts { summon_this_turn?: \"normal\" | \"special\" | \"flip\" | null; "
+        "can_normal_summon?: boolean | null; count_scope?: \"whole_turn\" | \"from_activation\" | null; }",
+        "/** One numbered effect of a card after the events: does it still work, and why. */",
+        "export interface EffectAnswer {",
+        "  effect: string; part: \"monster\" | \"pendulum\"; text: string; depends_on: InfoKind[];",
+        "  verdicts: Partial<Record<InfoKind, Verdict>>; works: boolean | null; again: boolean | null;",
+        "  decided_by: \"card_ruling\" | \"general_rule\" | \"no_dependency\"; because: string[]; rules: Because[];",
+        "  card_rulings: string[];",
+        "}",
+        "/** A ruling on the card, with its date and what it says of each effect. */",
+        "export interface CardRuling {",
+        "  date: string | null; dates: string[]; source: string; section: string; text: string;",
+        "  says: { part: string; effect: string; events: RetentionEvent[]; flip: boolean; can: boolean }[];",
+        "}",
+        "export interface CardAnswer {",
+        "  card: { passcode: number; konami_id: number | null; name: { zh: string; ja: string; en: string } };",
+        "  events: RetentionEvent[]; facts: Required<CardFacts>; effects: EffectAnswer[];",
+        "  rulings: Record<string, CardRuling>;",
+        "}",
+        "/** Which effects of the card (a passcode) still work after the events (one, a list, or \"a,b\");",
+        " * throws RangeError for a card not in the card table or an unknown event or fact. */",
+        "export declare function card_answer(cardId: number | string, events: RetentionEvent | string | "
+        "readonly RetentionEvent[], facts?: CardFacts | null): CardAnswer;",
+        "export { card_answer as cardAnswer };",
+        "",
     ]
     return "\n".join(lines)
 
