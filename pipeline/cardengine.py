@@ -100,6 +100,18 @@ def _effects(passcode: int, rows: list[tuple], kinds: dict[tuple, list[str]]) ->
     return effects
 
 
+def effects_of(card: CardText) -> list[dict]:
+    """A card's effects as :func:`_effects` gives them, read from its text
+    (:func:`pipeline.cardtext.card_effects`): for a card of one's own (tests)."""
+    rows, kinds = [], {}
+    for e in card.effects:
+        t = e.texts
+        rows.append((card.passcode, e.part, e.effect, e.ord, t.get("ja"), t.get("zh-community") or t.get("zh-CN"),
+                     t.get("zh-TW"), t.get("en")))
+        kinds[(card.passcode, e.part, e.effect)] = e.kinds
+    return _effects(card.passcode, rows, kinds)
+
+
 def _card_entry(card: CardText, effects: list[dict], rulings: list[dict]) -> dict | None:
     numbers: dict[str, str] = {}
     for e in effects:
