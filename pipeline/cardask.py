@@ -74,14 +74,30 @@ def answer_lines(answer: dict) -> list[str]:
 
 def effect_summaries(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str]) -> list[dict]:
     """Per effect of the card: ``{"effect", "part", "depends_on", "works":
-    {event: True | False | None}, "decided_by": {event: ...}}`` after each
-    of the three events alone."""
-    answers = {ev: card_answer(con, engine, passcode, names, ev) for ev in EVENT_NAMES}
+    {event: True | False | None}, "decided_by": {event: ...}, "because":
+    {event: [record ids]}}`` after each of the three events alone."""
+    return _summaries({ev: card_answer(con, engine, passcode, names, ev) for ev in EVENT_NAMES})
+
+
+def _summaries(answers: dict[str, dict]) -> list[dict]:
     out = []
     for i, e in enumerate(answers[EVENT_NAMES[0]]["effects"]):
         out.append({"effect": e["effect"], "part": e["part"], "depends_on": e["depends_on"],
                     "works": {ev: answers[ev]["effects"][i]["works"] for ev in EVENT_NAMES},
-                    "decided_by": {ev: answers[ev]["effects"][i]["decided_by"] for ev in EVENT_NAMES}})
+                    "decided_by": {ev: answers[ev]["effects"][i]["decided_by"] for ev in EVENT_NAMES},
+                    "because": {ev: answers[ev]["effects"][i]["because"] for ev in EVENT_NAMES}})
+    return out
+
+
+def table_summaries(engine, passcodes) -> dict[int, list[dict]]:
+    """:func:`effect_summaries` of each of ``passcodes`` the engine's card
+    table holds (the report's card pages; the others depend on nothing)."""
+    out = {}
+    for passcode in passcodes:
+        try:
+            out[passcode] = _summaries({ev: engine.card_answer(passcode, ev) for ev in EVENT_NAMES})
+        except KeyError:
+            continue
     return out
 
 

@@ -1088,15 +1088,17 @@ def simulators_cmd(db_path: Path, as_json: bool) -> None:
 @main.command()
 @click.argument("out_dir", metavar="DIR", type=str)
 @DB_OPTION
+@ENGINE_OPTION
 @JSON_OPTION
 @_exit_codes
-def report(out_dir: str, db_path: Path, as_json: bool) -> None:
+def report(out_dir: str, db_path: Path, engine_path: Path, as_json: bool) -> None:
     """Write the rulings as a static website into DIR: open DIR/index.html.
 
     \b
     index.html      the rules matrix (info kind x event), each cell linking to its rule
     rules/          a page per rule: its rulings with dates and FAQ links, a timeline
-    cards/          a page per card mentioned: names in each language, rulings newest first
+    cards/          a page per card mentioned: names in each language, its effects after
+                    face_down, temp_banish, flip_face_up (from the engine), rulings newest first
     timeline.html   dated rulings per month per source; history.html: refresh runs
     search.html     search card names (any language or script) and ruling text
     simulators.html the rulings against ygopro-core and the EDOPro core (rulings simulators)
@@ -1110,7 +1112,11 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     from .report import write_report
 
     _exit_on_sigterm()
-    summary = write_report(db_path, out_dir)
+    try:  # the card pages' tables of effects come from the engine, when there is one
+        engine = load_engine(engine_path)
+    except UsageError:
+        engine = None
+    summary = write_report(db_path, out_dir, engine)
     if as_json:
         _echo_json(summary.as_dict())
         return

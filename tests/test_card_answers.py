@@ -199,3 +199,14 @@ def test_card_prints_a_line_per_effect(built):
     data = json.loads(CliRunner().invoke(main, ["card", "46502744", "--db", str(db), "--engine-out", str(engine),
                                                 "--json"]).output)
     assert [e["effect"] for e in data["effects"]] == ["①", "②", "③"]
+
+
+def test_the_report_s_card_pages_show_the_table_for_the_three_events(built, engine_module, tmp_path):
+    from pipeline.report import write_report
+
+    write_report(built[1], tmp_path / "site", engine_module)
+    page = (tmp_path / "site" / "cards" / "46502744.html").read_text(encoding="utf-8")  # 应战的G
+    table = page[page.index('<table class="card-effects">'):page.index("</table>")]
+    assert "<th>face_down</th><th>temp_banish</th><th>flip_face_up</th>" in table
+    assert 'class="works-no">does not work (ruling on the card <a href="#r77fb3cf0557e08c">' in table
+    assert table.count("<tr>") == 4  # the header and the three effects
