@@ -28,7 +28,9 @@ not (False). The reading is clause by clause (a clause ends at ， ； 。):
   face-down) is left out, and so is a segment whose event is said of another
   monster (对象怪兽变成里侧);
 * a verdict word with no reference in its clause (一时除外再回到场上的场合不能发动)
-  is about the effect referred to last in the sentence.
+  is about the effect referred to last in the sentence;
+* a sentence whose verdict holds only where another card makes it so
+  (「军神 概布」的效果适用中, 作为通常怪兽) gives none.
 
 Pure functions over text: no database, no build stage.
 """
@@ -78,6 +80,7 @@ def _terms() -> dict:
         "after": int(t["window"]["after"]),
         "cause": re.compile(t["cause"]),
         "other_subject": re.compile(t["other_subject"]),
+        "situational": either(t["situational"]),
     }
 
 
@@ -86,11 +89,11 @@ def _blank(text: str, pattern: re.Pattern) -> str:
     return pattern.sub(lambda m: "□" * len(m.group(0)), text)
 
 
-def _events_in(masked: str, start: int, end: int) -> list[tuple[int, str]]:
-    """(offset, event) of every event word in ``masked[start:end]``."""
+def _events_in(masked: str, start: int, end: int) -> list[tuple[int, str, int]]:
+    """(start, event, end) of every event word in ``masked[start:end]``."""
     out = []
     for event, pattern in _terms()["events"].items():
-        out.extend((m.start() + start, event) for m in pattern.finditer(masked[start:end]))
+        out.extend((m.start() + start, event, m.end() + start) for m in pattern.finditer(masked[start:end]))
     return sorted(out)
 
 
@@ -133,6 +136,13 @@ def _verdicts(text: str, start: int, end: int) -> list[tuple[re.Match, tuple[boo
     return out[::-1]
 
 
+def _sentence(text: str, at: int) -> str:
+    """The sentence of ``text`` around offset ``at``."""
+    start = max(text.rfind(c, 0, at) for c in _SENTENCE_END) + 1
+    ends = [i for i in (text.find(c, at) for c in _SENTENCE_END) if i >= 0]
+    return text[start:min(ends) if ends else len(text)]
+
+
 def _clause_verdict(text: str, start: int, end: int) -> tuple[bool, str] | None:
     """A verdict word of a clause that names no effect (…的场合不能发动)."""
     t = _terms()
@@ -154,16 +164,18 @@ def _quoted_cards(text: str, cards: dict[str, int]) -> list[tuple[int, int, int]
     return out
 
 
-def _subject(text: str, quotes: list[tuple[int, int, int]], seg_start: int, event_at: int) -> int | None:
-    """The card that underwent the event at ``event_at``: the last quoted
-    card before it (in the segment, else the record) that is no cause of
-    the event, else the only card quoted before it; None when the event's
-    clause says another monster underwent it."""
+def _subject(text: str, quotes: list[tuple[int, int, int]], seg_start: int, event: tuple[int, str, int]) -> int | None:
+    """The card that underwent ``event`` (start, name, end): the last quoted
+    card before its end (in the segment, else the record; 把这只「X」盖放
+    names it inside) that is no cause of the event, else the only card
+    quoted before it; None when the event's clause says another monster
+    underwent it."""
     t = _terms()
+    event_at, event_end = event[0], event[2]
     clause_start = max(text.rfind(c, 0, event_at) for c in "，,；;。\n") + 1
     if t["other_subject"].search(_blank(text[clause_start:event_at], re.compile(r"「[^「」]*」"))):
         return None
-    before = [q for q in quotes if q[1] <= event_at]
+    before = [q for q in quotes if q[1] <= event_end]
     plain = [q for q in before if not t["cause"].match(text[q[1]:q[1] + 3])]
     in_segment = [q for q in plain if q[0] >= seg_start]
     if in_segment or plain:
@@ -181,11 +193,11 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
     masked = _blank(text, t["not_events"])
     quotes = _quoted_cards(text, cards)
     out: list[EffectRuling] = []
-    pending: list[tuple[int, str]] = []  # events since the last verdict
+    pending: list[tuple[int, str, int]] = []  # events since the last verdict
     seg_start = 0
     last_main: tuple[str, ...] = ()
     last_ref: tuple[int, str] | None = None  # (passcode, effect) referred to last in the sentence
-    carried: list[tuple[int, str]] = []  # a sentence's events without a verdict, for a next sentence naming one
+    carried: list[tuple[int, str, int]] = []  # a sentence's events without a verdict, for a next sentence naming one
     for cm in _CLAUSE.finditer(text):
         start, end = cm.start(), cm.end()
         said = _events_in(masked, start, end)
@@ -194,9 +206,9 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
         pending = pending + said
         found = False
         if pending:
-            main = tuple(sorted({e for _, e in pending if e in MAIN_EVENTS})) or last_main
-            flip = any(e == "flip_face_up" for _, e in pending)
-            subject = _subject(text, quotes, seg_start, pending[0][0])
+            main = tuple(sorted({e for _, e, _ in pending if e in MAIN_EVENTS})) or last_main
+            flip = any(e == "flip_face_up" for _, e, _ in pending)
+            subject = _subject(text, quotes, seg_start, pending[0])
             for ref, verdict in _verdicts(text, start, end):
                 named = cards.get(ref.group("card")) if ref.group("card") else subject
                 if ref.group("card") and ref.group("card") not in cards:
@@ -204,6 +216,8 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
                 found = True
                 if named is None or named != subject:
                     continue
+                if t["situational"].search(_sentence(text, ref.start())):
+                    continue  # a verdict that holds only where another card's effect applies
                 for effect in ref.group("effect"):
                     out.append(EffectRuling(named, effect, main, flip, verdict[0], verdict[1]))
                     last_ref = (named, effect)

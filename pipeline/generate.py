@@ -194,7 +194,7 @@ def render(tables: dict, digest: str | None = None, cards: str = "") -> str:
         f"Rules hash: sha256:{digest}\n\n"
         "Built from the rulings corpus; every answer cites the ruling records and\n"
         "dates behind it. Standard library only: copy this one file into another\n"
-        "tool and use retains(), answer(), answer_all() and citation().\n"
+        "tool and use retains(), answer(), answer_all(), citation() and card_answer().\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
         f"GENERATOR = {('rulings ' + __version__)!r}\n"

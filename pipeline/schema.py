@@ -435,8 +435,8 @@ def card_ruling_terms() -> dict:
     event (pipeline/cardrulings.py): ``events`` (event -> patterns, every
     event a vocabulary id), ``not_events``, ``quoted``, ``reference`` (with
     the groups ``card`` and ``effect``), ``can``, ``cannot``, ``window``
-    (``before`` / ``after``: whole numbers), ``cause`` and
-    ``other_subject``. Every pattern compiles."""
+    (``before`` / ``after``: whole numbers), ``cause``, ``other_subject``
+    and ``situational``. Every pattern compiles."""
     data = _json("card_ruling_terms.json")
     check = _Checker("card_ruling_terms.json")
 
@@ -452,7 +452,7 @@ def card_ruling_terms() -> dict:
         check.member(f"events.{event}", event, events(), "an event")
         for i, w in enumerate(check.words(data["events"], event, "events")):
             compiles(f"events.{event}[{i}]", w)
-    for key in ("not_events", "can", "cannot"):
+    for key in ("not_events", "can", "cannot", "situational"):
         for i, w in enumerate(check.words(data, key)):
             compiles(f"{key}[{i}]", w)
     for key in ("quoted", "cause", "other_subject"):
