@@ -210,3 +210,58 @@ def test_the_report_s_card_pages_show_the_table_for_the_three_events(built, engi
     assert "<th>face_down</th><th>temp_banish</th><th>flip_face_up</th>" in table
     assert 'class="works-no">does not work (ruling on the card <a href="#r77fb3cf0557e08c">' in table
     assert table.count("<tr>") == 4  # the header and the three effects
+
+
+# --------------------------------------------------------------------------- generated output
+
+HOSTILE = "'\"\\ \n\u2028\u2029 */ </script> ${x} `x` \x00 ②"
+
+
+def _hostile_table() -> str:
+    from pipeline.cardengine import card_table_text
+
+    entry = {"konami_id": None, "name": {"zh": HOSTILE, "ja": "", "en": ""}, "can_normal_summon": None,
+             "effects": [{"part": "monster", "effect": "①", "text": HOSTILE, "depends_on": []}], "rulings": []}
+    return card_table_text({"format": 1, "restricting_kinds": [], "cards": {"1": entry}, "citations": {}})
+
+
+def test_card_text_is_data_in_both_generated_modules(tmp_path):
+    """A card text with quotes, backslashes, line breaks, U+2028, NUL and
+    template syntax comes back unchanged from card_answer of both modules."""
+    import shutil
+    import subprocess
+
+    from conftest import import_module_from
+    from pipeline.generate import render, render_js, vocabulary_tables
+
+    tables = {**vocabulary_tables(), "RULES": (), "CITATIONS": {}, "SOURCES": {}, "PROCEDURAL": {}}
+    cards = _hostile_table()
+    (tmp_path / "hostile.py").write_text(render(tables, "0" * 64, cards), encoding="utf-8")
+    module = import_module_from(tmp_path / "hostile.py", "engine_hostile_cards")
+    answer = module.card_answer(1, "face_down")
+    assert answer["effects"][0]["text"] == HOSTILE and answer["card"]["name"]["zh"] == HOSTILE
+    mjs = render_js(tables, "0" * 64, cards)
+    assert mjs.isascii() and render_js(tables, "0" * 64, cards) == mjs
+    node = shutil.which("node")
+    if node is None:
+        return
+    (tmp_path / "hostile.mjs").write_text(mjs, encoding="utf-8")
+    code = ("import { card_answer } from './hostile.mjs'; "
+            "process.stdout.write(JSON.stringify(card_answer(1, 'face_down')));")
+    out = subprocess.run([node, "--input-type=module", "-e", code], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == json.loads(json.dumps(answer))
+
+
+def test_the_embedded_card_table_is_the_database_s_and_deterministic(built, engine_module):
+    import duckdb
+
+    from pipeline.cardengine import card_table, card_table_text
+
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        first = card_table_text(card_table(con))
+        assert card_table_text(card_table(con)) == first
+    assert engine_module.CARD_TABLE == first
+    table = json.loads(first)
+    assert all(c["effects"] for c in table["cards"].values())
+    assert set(table["citations"]) == {r["id"] for c in table["cards"].values() for r in c["rulings"]}
