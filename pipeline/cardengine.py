@@ -7,7 +7,7 @@ Written by a build beside the rules (pipeline/generate.py embeds it in
 ``card_answer`` parses on first use). Only cards that need it are in the
 table: those with an effect that depends on some info kind
 (pipeline/cardtext.py) or with a ruling on an effect after an event
-(pipeline/cardrulings.py). Its form (:func:`card_table`)::
+(pipeline/effectrulings.py). Its form (:func:`card_table`)::
 
     {"format": 1,
      "restricting_kinds": [kinds whose loss lifts a limit: a count of uses, a pledge],
@@ -28,7 +28,7 @@ from collections import defaultdict
 
 import duckdb
 
-from .cardrulings import read_effect_rulings
+from .effectrulings import read_effect_rulings
 from .cardtext import CardText, load_card_texts
 from .records import excerpt
 

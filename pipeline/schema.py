@@ -432,7 +432,7 @@ def card_text_terms() -> dict:
 def card_ruling_terms() -> dict:
     """``schema/card_ruling_terms.json``: how a ruling on a named card says
     one of its numbered effects can or cannot be used after a retention
-    event (pipeline/cardrulings.py): ``events`` (event -> patterns, every
+    event (pipeline/effectrulings.py): ``events`` (event -> patterns, every
     event a vocabulary id), ``not_events``, ``quoted``, ``reference`` (with
     the groups ``card`` and ``effect``), ``can``, ``cannot``, ``window``
     (``before`` / ``after``: whole numbers), ``cause``, ``other_subject``

@@ -1,7 +1,7 @@
 """Issue 36: answers for a named card (``card_answer`` of the engines,
 ``rulings ask --card NAME EVENT``, the per-effect lines of ``rulings card``),
 from the card table (pipeline/cardengine.py) and the rulings on a card's
-effect after an event (pipeline/cardrulings.py)."""
+effect after an event (pipeline/effectrulings.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.cardengine import _card_entry, effects_of
-from pipeline.cardrulings import read_effect_rulings
+from pipeline.effectrulings import read_effect_rulings
 from pipeline.cardtext import CardText
 from pipeline.cli import main
 
