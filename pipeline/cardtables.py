@@ -5,15 +5,16 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import duckdb
 
-from .cardtext import TEXT_LANGUAGES, CardText, load_card_texts
+from .cardtext import TEXT_LANGUAGES, CardText, card_texts_file, file_version, load_card_texts
 
 COLUMNS = {
     "card_texts": ("passcode", "konami_id", "language", "name", "text", "pendulum_effect"),
     "card_effects": ("passcode", "part", "effect", "ord", "text_ja", "text_zh", "text_zh_tw", "text_en"),
-    "effect_dependencies": ("passcode", "part", "effect", "info_kind", "language", "words"),
+    "effect_dependencies": ("passcode", "part", "effect", "info_kind", "language", "words", "subject"),
 }
 INTEGER_COLUMNS = {"passcode", "konami_id", "ord"}
 
@@ -23,29 +24,34 @@ def _text_rows(card: CardText) -> list[tuple]:
             for lang in TEXT_LANGUAGES if card.text.get(lang) or card.name.get(lang)]
 
 
-@lru_cache(maxsize=1)
-def card_table_rows() -> dict[str, list[tuple]]:
+def card_table_rows(path: Path) -> dict[str, list[tuple]]:
     """Rows of the three tables (tuples in :data:`COLUMNS` order) for every
-    bundled card, by passcode; computed once per process (about a second:
-    the Traditional texts are converted to be read)."""
+    card of the card-texts file ``path``, by passcode; computed once per
+    version of the file (about a second: the Traditional texts are converted to be read)."""
+    return _card_table_rows(file_version(path))
+
+
+@lru_cache(maxsize=2)
+def _card_table_rows(version: tuple) -> dict[str, list[tuple]]:
     rows: dict[str, list[tuple]] = {name: [] for name in COLUMNS}
-    for passcode, card in sorted(load_card_texts().items()):
+    for passcode, card in sorted(load_card_texts(Path(version[0])).items()):
         rows["card_texts"].extend(_text_rows(card))
         for e in card.effects:
             t = e.texts
             rows["card_effects"].append((passcode, e.part, e.effect, e.ord, t.get("ja"),
                                          t.get("zh-community") or t.get("zh-CN"), t.get("zh-TW"), t.get("en")))
-            rows["effect_dependencies"].extend((passcode, e.part, e.effect, d.info_kind, d.language, d.words)
+            rows["effect_dependencies"].extend((passcode, e.part, e.effect, d.info_kind, d.language, d.words, d.subject)
                                                for d in e.depends_on)
     return rows
 
 
-def insert_card_texts(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill the three tables from :func:`card_table_rows`, handed to DuckDB
-    as NumPy columns (as ``card_names`` is)."""
-    import numpy as np  # only a build's final commit needs it
+def insert_card_texts(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> None:
+    """Fill the three tables from :func:`card_table_rows` of ``path`` (the
+    file this process reads by default: :func:`pipeline.cardtext.card_texts_file`),
+    handed to DuckDB as NumPy columns (as ``card_names`` is)."""
+    import numpy as np  # only a build's final commit and a refresh of the texts need it
 
-    for table, rows in card_table_rows().items():
+    for table, rows in card_table_rows(Path(path or card_texts_file())).items():
         if not rows:
             continue
         names = COLUMNS[table]

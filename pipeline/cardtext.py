@@ -44,17 +44,26 @@ PARTS = ("monster", "pendulum")  # a Pendulum monster's text is its monster effe
 _EFFECT_START = re.compile(r"([①-⑳])\s*[：:]")
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 _SENTENCE = re.compile(r"[^。\n]+[。\n]?")
+_SELF = re.compile("このカード|这张卡|此卡|自身|這張卡")
+# Characters before a match, in its clause, that may name the card: このカードが①の方法で特殊召喚されたターン
+_SELF_WINDOW = 24
+_CLAUSE_BREAK = re.compile("[、，,；;：:]")
 
 
 @dataclass(frozen=True)
 class Dependency:
     """One kind of information an effect depends on: ``info_kind`` (a
-    vocabulary id), the ``language`` of the text that says it and the
-    ``words`` that matched."""
+    vocabulary id), the ``language`` of the text that says it, the
+    ``words`` that matched and whose information it is: ``this_card`` when
+    the words or the words before them in their clause name the card itself
+    (このカード, 这张卡, 此卡, 自身), or the kind is one of ``card_kinds`` of
+    ``schema/card_text_terms.json`` (a count, a pledge), else ``other`` (the monster the effect
+    Special Summoned: 『この効果で特殊召喚したモンスター』)."""
 
     info_kind: str
     language: str
     words: str
+    subject: str = "this_card"  # this_card | other: whose information (『この効果で特殊召喚したモンスター』: other)
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,10 @@ class Effect:
     def kinds(self) -> list[str]:
         """The info kinds it depends on, sorted, each once."""
         return sorted({d.info_kind for d in self.depends_on})
+
+    def kinds_of(self, subject: str) -> list[str]:
+        """The info kinds it depends on of ``subject`` (``this_card`` or ``other``)."""
+        return sorted({d.info_kind for d in self.depends_on if d.subject == subject})
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,13 @@ def _compiled_terms() -> tuple[dict, dict, dict]:
     return patterns, unless, terms["subsumed_by"]
 
 
+@lru_cache(maxsize=1)
+def _card_kinds() -> frozenset[str]:
+    from .schema import card_text_terms
+
+    return frozenset(card_text_terms()["card_kinds"])
+
+
 def read_dependencies(text: str, language: str) -> list[Dependency]:
     """What one effect's ``text`` (``language``: ``ja``, ``zh-community``,
     ``zh-CN``, ``zh-TW`` or plain ``zh``) depends on, by the term lists of
@@ -158,12 +178,13 @@ def read_dependencies(text: str, language: str) -> list[Dependency]:
     kind's ``unless`` list is in the same sentence (a once per turn counted
     by the card's name), and a kind when a more specific one of its
     ``subsumed_by`` list is found too. Sorted by kind."""
-    patterns, unless, subsumed_by = _compiled_terms()
+    patterns, unless, _ = _compiled_terms()
+    card_kinds = _card_kinds()
     script = _reading_script(language)
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for sentence in _SENTENCE.findall(_for_reading(text, language)):
         for kind, pattern in patterns[script]:
-            if kind in found:
+            if found.get(kind, ("", ""))[1] == "this_card":
                 continue
             m = pattern.search(sentence)
             if m is None:
@@ -171,11 +192,17 @@ def read_dependencies(text: str, language: str) -> list[Dependency]:
             cancel = unless.get(kind, {}).get(script)
             if cancel is not None and cancel.search(sentence):
                 continue
-            found[kind] = m.group(0)
-    for kind, specific in subsumed_by.items():
-        if kind in found and any(k in found for k in specific):
-            del found[kind]
-    return [Dependency(kind, language, words) for kind, words in sorted(found.items())]
+            window = _CLAUSE_BREAK.split(sentence[max(0, m.start() - _SELF_WINDOW):m.start()])[-1] + m.group(0)
+            found[kind] = (m.group(0), "this_card" if kind in card_kinds or _SELF.search(window) else "other")
+    deps = [Dependency(kind, language, words, subject) for kind, (words, subject) in sorted(found.items())]
+    return without_subsumed(deps)
+
+
+def without_subsumed(deps: list[Dependency]) -> list[Dependency]:
+    """``deps`` without a kind one of whose ``subsumed_by`` kinds is there too."""
+    subsumed_by = _compiled_terms()[2]
+    kinds = {d.info_kind for d in deps}
+    return [d for d in deps if not any(k in kinds for k in subsumed_by.get(d.info_kind, ()))]
 
 
 def _part_effects(part: str, texts: dict[str, str]) -> list[Effect]:
@@ -195,8 +222,9 @@ def _part_effects(part: str, texts: dict[str, str]) -> list[Effect]:
             by_lang["en"] = texts["en"]
         else:
             by_lang.pop("en", None)
-        deps = sorted({d for lang in READ_LANGUAGES if lang in by_lang for d in read_dependencies(by_lang[lang], lang)},
-                      key=lambda d: (d.info_kind, READ_LANGUAGES.index(d.language)))
+        deps = without_subsumed(sorted({d for lang in READ_LANGUAGES if lang in by_lang
+                                        for d in read_dependencies(by_lang[lang], lang)},
+                                       key=lambda d: (d.info_kind, READ_LANGUAGES.index(d.language))))
         effects.append(Effect(part, number, i, by_lang, tuple(deps)))
     return effects
 
@@ -238,39 +266,97 @@ def read_card_lines(lines: Iterable[str], place: str) -> Iterator[CardText]:
             raise ValueError(f"{place}: line {n}: {exc}") from None
 
 
-@lru_cache(maxsize=2)
+_in_use: Path = CARD_TEXTS
+
+
+def use_card_texts(path: Path) -> None:
+    """Read the card texts from ``path`` in this process (a build's corpus
+    folder holds its own, kept current by a refresh: :func:`texts_file`);
+    workers forked afterwards read the same."""
+    global _in_use
+    _in_use = Path(path)
+
+
+def card_texts_file() -> Path:
+    """The card-texts file this process reads (:func:`use_card_texts`; the bundled one by default)."""
+    return _in_use
+
+
+def card_texts() -> dict[int, CardText]:
+    """The card texts of :func:`card_texts_file` (:func:`load_card_texts`)."""
+    return load_card_texts(_in_use)
+
+
+def texts_file(corpus_dir: Path) -> Path:
+    """The card-texts file of the corpus at ``corpus_dir``: the path of its
+    manifest's ``card-texts`` data row when that file exists, else the
+    bundled file."""
+    from .corpus import load_data_sources
+
+    for source in load_data_sources(corpus_dir):
+        if source.format == "card-texts" and source.snapshot.is_file():
+            return source.snapshot
+    return CARD_TEXTS
+
+
+def file_version(path: Path) -> tuple[str, int, int]:
+    """``(path, mtime in ns, size)``: what the caches of a card-texts file are keyed by (a refresh rewrites it)."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return str(path), 0, -1
+    return str(path), st.st_mtime_ns, st.st_size
+
+
 def load_card_texts(path: Path = CARD_TEXTS) -> dict[int, CardText]:
-    """The bundled card texts by passcode (a card without a passcode is left
-    out: card mentions link passcodes). Empty when the file is missing;
-    ValueError naming the file and line for a line that is no card."""
-    path = Path(path)
-    if not path.is_file():
+    """The card texts of the file at ``path`` (the bundled one by default) by
+    passcode (a card without a passcode is left out: card mentions link
+    passcodes), read once per version of the file. Empty when the file is
+    missing; ValueError naming the file and line for a line that is no card."""
+    return _load_card_texts(file_version(path))
+
+
+@lru_cache(maxsize=2)
+def _load_card_texts(version: tuple[str, int, int]) -> dict[int, CardText]:
+    path = Path(version[0])
+    if version[2] < 0:
         return {}
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         return {c.passcode: c for c in read_card_lines(fh, str(path)) if c.passcode is not None}
 
 
+_RUBY = re.compile(r"<rt>.*?</rt>|<rp>.*?</rp>|</?ruby>", re.S)
+
+
 def slim_card(obj: dict) -> dict:
     """What the bundle keeps of one data-set object: :data:`KEPT_FIELDS` and
-    ``name``, ``text``, ``pendulum_effect`` in :data:`TEXT_LANGUAGES`."""
+    ``name``, ``text``, ``pendulum_effect`` in :data:`TEXT_LANGUAGES`, ruby
+    readings removed (YAML Yugi's ``cards.json`` writes
+    ``<ruby>灰流<rt>はる</rt></ruby>``)."""
     out = {k: obj[k] for k in KEPT_FIELDS if obj.get(k) is not None}
     for key in ("name", "text", "pendulum_effect"):
         value = obj.get(key)
         if isinstance(value, dict):
-            kept = {lang: value[lang] for lang in TEXT_LANGUAGES if isinstance(value.get(lang), str) and value[lang]}
+            kept = {lang: _RUBY.sub("", value[lang]) for lang in TEXT_LANGUAGES
+                    if isinstance(value.get(lang), str) and value[lang]}
             if kept:
                 out[key] = kept
     return out
 
 
-def write_bundle(cards: Iterable[dict], passcodes: set[int], out: Path) -> int:
-    """Write the slim objects (:func:`slim_card`) of the ``cards`` whose
-    passcode is in ``passcodes`` to ``out`` (gzip, JSON lines, sorted by
-    passcode; gzip's header carries no time, so the same cards give the same
-    bytes); returns how many."""
+def bundle_bytes(cards: Iterable[dict], passcodes: set[int]) -> tuple[bytes, int]:
+    """The bundle of the ``cards`` whose passcode is in ``passcodes``: their
+    slim objects (:func:`slim_card`) as gzip JSON lines sorted by passcode
+    (gzip's header carries no time: the same cards give the same bytes), and
+    how many."""
     kept = sorted((slim_card(c) for c in cards if isinstance(c, dict) and c.get("password") in passcodes),
                   key=lambda c: c["password"])
     data = "".join(json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n" for c in kept).encode("utf-8")
-    with open(out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0, filename="") as fh:
-        fh.write(data)
-    return len(kept)
+    return gzip.compress(data, compresslevel=9, mtime=0), len(kept)
+
+
+def write_bundle(cards: Iterable[dict], passcodes: set[int], out: Path) -> int:
+    """Write :func:`bundle_bytes` of ``cards`` to ``out``; returns how many cards."""
+    data, count = bundle_bytes(cards, passcodes)
+    Path(out).write_bytes(data)
+    return count

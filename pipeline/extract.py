@@ -497,6 +497,33 @@ def annotate(records: list[Record], language: str, script: str = "Hans",
     return docs
 
 
+def annotate_card_rulings(records: list[Record], docs: list[list[_Sentence] | None], script: str = "Hans",
+                          region: str = "") -> list[list[_Sentence] | None]:
+    """``docs`` with the sentences of the Chinese records :func:`annotate`
+    left unread that name an event and cite a card's numbered effect
+    (:func:`pipeline.cardrulings.cites_an_effect`): read for the card_text
+    statements only, so the statement reader's input stays as it was."""
+    from .cardrulings import cites_an_effect
+
+    events_ = _retention_words()[0]
+    picked = [i for i, (r, d) in enumerate(zip(records, docs))
+              if d is None and events_.search(r.norm) and cites_an_effect(r.norm)]
+    if not picked:
+        return docs
+    jobs: list[tuple[int, _Sentence]] = []
+    for i in picked:
+        record = records[i]
+        share = _StruckShare(record.text, record.struck) if record.struck else None
+        for a, b in record.sentences or [(0, len(record.text))]:
+            norm = canonical_text(record.text[a:b], "zh", script, region)
+            jobs.append((i, _Sentence(None, norm, bool(share and share(a, b) > 0.5), a, b)))
+    out = list(docs)
+    for (i, sentence), doc in zip(jobs, pipeline_for("zh").pipe((x.norm for _, x in jobs), batch_size=256)):
+        sentence.doc = doc
+        out[i] = (out[i] or []) + [sentence]
+    return out
+
+
 def read_procedural(records: list[Record], docs: list[list[_Sentence] | None]) -> None:
     """The procedural rules each English record states
     (:func:`pipeline.procedural.stated_rules`), sentence by sentence, a list
@@ -1308,6 +1335,11 @@ def resolve_statements(records: list[Record], docs: list[list[_Sentence] | None]
             principles.setdefault(record.block, []).append(record)
 
 
+def _sentence_events(sentence: _Sentence) -> list[tuple[int, str]]:
+    """The events ``sentence`` names, in order, as (position, event id)."""
+    return [(t.start, t.value) for t in _terms(sentence.doc, sentence.norm) if t.kind == "EVENT"]
+
+
 def _sentence_dates(record: Record, sentence: _Sentence) -> tuple[str, ...]:
     """The valid dates written inside ``sentence`` (its trailing stamps and
     date links); empty when it has none (the record's dates stand for it)."""
@@ -1516,6 +1548,9 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     fill_heading_dates(records)
     if page.language == "zh":
         resolve_statements(records, docs, all_kinds)
+        from .cardrulings import card_text_statements  # the card texts: statements on a named card's effect
+        card_text_statements(records, annotate_card_rulings(records, docs, page.script, page.region),
+                             _sentence_events, _sentence_dates)
     else:
         resolve_english_statements(records, docs)
     return records

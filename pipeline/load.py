@@ -705,6 +705,7 @@ class RefreshData:
     procedural: list[ProceduralRule] = field(default_factory=list)
     info: dict[str, str] = field(default_factory=dict)
     rule_changes: list[RuleChange] = field(default_factory=list)
+    card_texts: Path | None = None  # a card-texts file the refresh rewrote: its tables are written anew
 
 
 def write_refresh(db_path: Path, data: RefreshData) -> None:
@@ -769,6 +770,10 @@ def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: P
         con.executemany("INSERT OR REPLACE INTO build_info VALUES (?, ?)", sorted(data.info.items()))
     for table, table_rows in rows.items():
         bulk_insert(con, table, table_rows, workdir)
+    if data.card_texts is not None:
+        for table in ("card_texts", "card_effects", "effect_dependencies"):
+            con.execute(f"DELETE FROM {table}")
+        insert_card_texts(con, data.card_texts)
     if data.updates:
         check_unique_records(con, "refresh")
 

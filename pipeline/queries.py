@@ -171,7 +171,7 @@ def record_provenance(con: duckdb.DuckDBPyConnection, record_id: str) -> dict:
                                "WHERE record_id = ? ORDER BY ord", [record_id])
     rec["cards"] = _dicts(con, "SELECT name, norm_name, kind, passcode, name_en, linked_by, name_source, url FROM card_mentions "
                                "WHERE record_id = ? ORDER BY ord", [record_id])
-    rec["statements"] = _dicts(con, "SELECT info_kind, event, verdict, condition, basis, principle_id "
+    rec["statements"] = _dicts(con, "SELECT info_kind, event, verdict, condition, basis, principle_id, effect, passcode "
                                     "FROM statements WHERE record_id = ?", [record_id])
     return rec
 

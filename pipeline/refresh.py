@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Callable
 
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, other_rulesets, review
-from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_manifest, store_snapshot
+from .cardrefresh import refresh_data_sources
+from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_data_sources, load_manifest, store_snapshot
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_paths, engine_rules_hash, engine_tables, render_all, rules_hash, write_engines
@@ -232,7 +233,11 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
     deadline = time.monotonic() + config.deadline  # the whole run's: fetching (the Fetcher's own) and reading
     check_all()
     sources = load_manifest(corpus_dir)
-    selected = select_sources(sources, source_ids)
+    data_sources = [s for s in load_data_sources(corpus_dir) if s.fetch]
+    data_ids = {s.id for s in data_sources}
+    page_ids = [i for i in source_ids if i not in data_ids] if source_ids else None
+    selected = select_sources(sources, page_ids) if page_ids or not source_ids else []
+    data_selected = [s for s in data_sources if not source_ids or s.id in source_ids]
     for source in selected:  # a snapshot store that leads out of the corpus stops the run before any request
         check_snapshot_store(corpus_dir, source)
     built_first = not db_path.is_file()
@@ -248,6 +253,8 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
 
     t0 = time.perf_counter()
     candidates, validator_updates = _fetch_all(corpus_dir, selected, state, config, result, progress)
+    card_texts = refresh_data_sources(data_selected, db_path, config, lambda sid, outcome, reason: (
+        result.outcomes.append(SourceOutcome(sid, outcome, reason))))
     result.timings["fetch"] += time.perf_counter() - t0
 
     updates, bad_snapshots, compiled = [], [], None
@@ -265,7 +272,8 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
         _run_row(result), [u.page_update() for u in updates],
         [_snapshot_info(source.id, digest, fetched) for source, fetched, digest in bad_snapshots], validator_updates,
         compiled.rules if compiled else None, compiled.procedural if compiled else [],
-        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if compiled else {}, result.rule_changes))
+        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if compiled else {}, result.rule_changes,
+        card_texts))
     t2 = time.perf_counter()
     result.timings["load"] += t2 - t1
     _ensure_engine(db_path, engine_out, sources, state, result, compiled)

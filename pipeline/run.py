@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import CardIndex, card_index, card_index_built, use_card_index
+from .cardtext import texts_file, use_card_texts
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, for_compile, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .database import UnusableDatabase, one_line
@@ -496,6 +497,7 @@ def build(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engine_
     db_path, engine_out = output_paths(db_path, engine_out)
     check_all()
     sources = load_manifest(corpus_dir)
+    use_card_texts(texts_file(corpus_dir))  # the corpus' own card texts (a refresh keeps them current)
     if not sources:  # an emptied manifest must not replace a database with an empty one
         raise CorpusError("the manifest lists no sources; nothing is built (the previous database stays)",
                           place=str(Path(corpus_dir) / "manifest.tsv"))

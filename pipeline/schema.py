@@ -391,7 +391,9 @@ def card_text_terms() -> dict:
     ``subsumed_by`` kinds, the extra ``restricting_kinds``, and how a ruling
     names an effect (``effect_reference``, a pattern with the groups
     ``card`` and ``effect``) and says it can or cannot be used (``can``,
-    ``cannot``). Every kind is a vocabulary id; every pattern compiles."""
+    ``cannot``), the ``history_words`` a restricting kind needs and the
+    ``other_reasons`` that stop the reading. Every kind is a vocabulary id;
+    every pattern compiles."""
     data = _json("card_text_terms.json")
     check = _Checker("card_text_terms.json")
     kinds = info_kinds()
@@ -415,15 +417,17 @@ def card_text_terms() -> dict:
         check.member(f"subsumed_by.{kind}", kind, kinds, "an info kind")
         for i, k in enumerate(check.words(data["subsumed_by"], kind, "subsumed_by")):
             check.member(f"subsumed_by.{kind}[{i}]", k, kinds, "an info kind")
-    for i, kind in enumerate(check.get(data, "restricting_kinds", list)):
-        check.member(f"restricting_kinds[{i}]", kind, kinds, "an info kind")
+    for key in ("restricting_kinds", "card_kinds", "lost_first"):
+        for i, kind in enumerate(check.get(data, key, list)):
+            check.member(f"{key}[{i}]", kind, kinds, "an info kind")
     try:
         reference = re.compile(check.get(data, "effect_reference", str))
     except re.error as exc:
         check.fail("effect_reference", f"is not a regular expression: {exc}")
     if not {"card", "effect"} <= set(reference.groupindex):
         check.fail("effect_reference", "must have the named groups card and effect")
-    check.words(data, "can"), check.words(data, "cannot")
+    for key in ("can", "cannot", "history_words", "other_reasons", "later_turn_words"):
+        check.words(data, key)
     return data
 
 

@@ -119,7 +119,8 @@ CREATE TABLE IF NOT EXISTS statements (
     event        VARCHAR,
     verdict      VARCHAR,               -- kept | lost | not_applicable
     condition    VARCHAR,               -- '' or the stated condition
-    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence) | exception (但是…: never decides)
+    basis        VARCHAR,               -- stated | example | withdrawn (said by a struck-through sentence) | exception (但是…: never decides) |
+                                        -- card_text (a ruling on a named card's effect: the kinds its text depends on)
     principle_id VARCHAR,               -- for examples: the record they illustrate
     dates        DATE[],                -- dates of the sentences that state it (empty: the record's dates)
     reading      VARCHAR,               -- principle | case | outcome: how it was read (weighs it in compile)
@@ -159,7 +160,9 @@ CREATE TABLE IF NOT EXISTS effect_dependencies (
     effect      VARCHAR,
     info_kind   VARCHAR,
     language    VARCHAR,                -- ja | zh-community | zh-CN | zh-TW: the text that says it
-    words       VARCHAR                 -- the words that matched
+    words       VARCHAR,                -- the words that matched
+    subject     VARCHAR                 -- this_card (the words name the card: このカード, 这张卡) | other (the monster
+                                        -- 『この効果で特殊召喚したモンスター』: another card's information)
 );
 
 CREATE TABLE IF NOT EXISTS rules (

@@ -1,0 +1,220 @@
+"""Statements with basis ``card_text``: a ruling says an effect of a named
+card can or cannot be used after a retention event, and the effect's text
+says what information it depends on.
+
+「幻龙星-嘲风」变成里侧后，被卡的效果破坏…送去墓地时，可以发动②效果: the card's ②
+is 『同调召唤的这张卡…』 (:mod:`pipeline.cardtext`: ``synchro_summoned``), so
+the ruling states ``synchro_summoned`` kept on ``face_down``. Being able to use
+the effect shows the information kept, being unable lost, except for the
+restricting kinds (a pledge, a count of uses: ``restricting_kinds`` of
+``schema/retention_terms.json`` and ``schema/card_text_terms.json``), where
+being able shows it lost.
+
+The ruling's words read here (``schema/card_text_terms.json``):
+
+* the effect: ``effect_reference`` (「X」的②效果, ②的效果, ②效果); the card is
+  the one named in the reference, else the first card of the sentence (then
+  of the record) that has that numbered effect;
+* whether it can be used: a ``cannot`` or ``can`` word right before the
+  reference (可以发动②效果) or right after it (②效果不能发动, ②效果仍然可以适用);
+  a word followed by 的, 中, 时, 后 or 之际 describes a moment, not an outcome;
+* the event: an event term of the sentence before the reference (as the
+  statement reader reads it), else of the record's earlier sentences; it
+  must happen to that card (the last card named before it that is not the
+  cause: 因「月之书」等效果), or to no card named;
+* a sentence that gives a reason of its own before the reference
+  (``other_reasons``: 由于…, 「X」的效果适用中) is not read.
+
+A record that already states a (kind, event) in its own words keeps them: no
+card_text statement is added for that pair. Struck-through sentences and
+superseded records give none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from .records import Record, Statement
+
+# The words between a reference and the ability word after it: ②效果仍然可以发动, ②效果也不能发动.
+_FILLER = "(?:仍然|依然|仍|也|还|都|就|正常|照常|同样|依旧)"
+_MOMENT = "的中时后际"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
+    from .schema import card_text_terms, retention_terms
+
+    terms = card_text_terms()
+    words = sorted(terms["cannot"], key=len, reverse=True) + sorted(terms["can"], key=len, reverse=True)
+    alternation = "|".join(re.escape(w) for w in words)
+    before = re.compile(f"(?P<word>{alternation})$")
+    after = re.compile(f"^{_FILLER}{{0,2}}(?P<word>{alternation})(?![{_MOMENT}])")
+    restricting = frozenset(retention_terms()["restricting_kinds"]) | frozenset(terms["restricting_kinds"])
+    return re.compile(terms["effect_reference"]), before, after, restricting
+
+
+def cites_an_effect(text: str) -> bool:
+    """Whether ``text`` (canonical Chinese) names a numbered effect with an
+    ability word right before or after it (可以发动②效果, ②效果不能发动)."""
+    reference = _patterns()[0]
+    return any(_polarity(text, m.start(), m.end()) for m in reference.finditer(text))
+
+
+def _polarity(text: str, start: int, end: int) -> str | None:
+    """``can`` / ``cannot`` when an ability word stands right after
+    ``text[start:end]`` (after at most two filler words) or right before it;
+    None otherwise."""
+    _, before, after, _ = _patterns()
+    m = after.match(text[end:end + 12]) or before.search(text[max(0, start - 8):start])
+    if m is None:
+        return None
+    return "cannot" if m.group("word") in _cannot_words() else "can"
+
+
+@lru_cache(maxsize=1)
+def _cannot_words() -> frozenset[str]:
+    from .schema import card_text_terms
+
+    return frozenset(card_text_terms()["cannot"])
+
+
+def _verdict(kind: str, polarity: str, restricting: frozenset[str]) -> str:
+    able = polarity == "can"
+    return ("lost" if able else "kept") if kind in restricting else ("kept" if able else "lost")
+
+
+class _CardFinder:
+    """The card a reference in a record means: named in it, else the first
+    card of the sentence, then of the record, that has that effect."""
+
+    def __init__(self, record: Record, link: Callable[[str], int | None], texts: dict):
+        self.link, self.texts = link, texts
+        self.record_cards = [p for p in (self._passcode(c.norm_name or c.name) for c in record.cards
+                                         if c.kind == "card") if p is not None]
+
+    def _passcode(self, name: str) -> int | None:
+        passcode = self.link(name)
+        return passcode if passcode in self.texts else None
+
+    def find(self, named: str | None, sentence: str, at: int, number: str) -> int | None:
+        if named:
+            return self._passcode(named)
+        in_sentence = [self._passcode(n) for n in re.findall(r"「([^「」]+)」", sentence[:at])]
+        for passcode in [p for p in in_sentence if p is not None] + self.record_cards:
+            if any(e.effect == number and e.part == "monster" for e in self.texts[passcode].effects):
+                return passcode
+        return None
+
+
+def card_text_statements(records: Sequence[Record], docs: Sequence, events_of: Callable,
+                         dates_of: Callable, link: Callable[[str], int | None] | None = None,
+                         texts: dict | None = None) -> int:
+    """Add the ``card_text`` statements of ``records`` (their sentences in
+    ``docs``, as :func:`pipeline.extract.annotate` returns them); returns how
+    many. ``events_of(sentence)`` gives the events a sentence names in
+    order as ``(start, event)``; ``dates_of(record, sentence)`` its dates;
+    ``link(name)`` a card name's passcode (default: the bundled card index);
+    ``texts`` the card texts by passcode (default: the bundled ones)."""
+    if texts is None:
+        from .cardtext import card_texts
+        texts = card_texts()
+    if not texts:
+        return 0
+    if link is None:
+        from .cards import card_index
+        index = card_index()
+        link = lambda name: index.link(name).passcode  # noqa: E731
+    added = 0
+    for record, sentences in zip(records, docs):
+        if sentences is None or record.status == "superseded":
+            continue
+        added += _record_statements(record, sentences, events_of, dates_of, _CardFinder(record, link, texts), texts)
+    return added
+
+
+_QUOTED_CARD = re.compile(r"「([^「」]+)」")
+# A card named as the cause of the event, not the monster it happens to: 因「月之书」等效果, 被「银河眼光子龙」等.
+_CAUSE_AFTER = re.compile(r"(?:的)?[①-⑳]?(?:的)?(?:等)?(?:卡的|怪兽的)?(?:效果|等)")
+_CAUSE_BEFORE = ("因", "被", "用", "以", "由", "通过", "让", "发动")
+
+
+def _subject_before(text: str, at: int, link: Callable[[str], int | None]) -> int | None | bool:
+    """The passcode of the last card named before ``text[at]`` that is not
+    a cause (因「月之书」等效果); False when no card is named there (None
+    when the card is not known)."""
+    for m in reversed(list(_QUOTED_CARD.finditer(text[:at]))):
+        if _CAUSE_AFTER.match(text, m.end()) or text[:m.start()].endswith(_CAUSE_BEFORE):
+            continue
+        return link(m.group(1))
+    return False
+
+
+def _kinds_and_verdicts(kinds: list[str], polarity: str, used_before: bool,
+                        restricting: frozenset[str]) -> list[tuple[str, str]]:
+    """What the ruling says of each kind the effect depends on. Able: every
+    enabling kind kept, and a restricting kind lost when the effect had been
+    used before the event. Unable: the enabling kinds lost (of several, those
+    of ``lost_first`` in ``schema/card_text_terms.json`` when there are any);
+    with none, the restricting kind of an effect used before kept (nothing
+    when there are several: which one stopped it is not said)."""
+    from .schema import card_text_terms
+
+    enabling = [k for k in kinds if k not in restricting]
+    limiting = [k for k in kinds if k in restricting] if used_before else []
+    if polarity == "can":
+        return [(k, "kept") for k in enabling] + [(k, "lost") for k in limiting]
+    if enabling:
+        first = [k for k in enabling if k in card_text_terms()["lost_first"]]
+        return [(k, "lost") for k in (first or enabling)]
+    if len(limiting) == 1:
+        return [(limiting[0], "kept")]
+    return []
+
+
+def _record_statements(record: Record, sentences, events_of: Callable, dates_of: Callable, finder: _CardFinder,
+                       texts: dict) -> int:
+    from .schema import card_text_terms
+
+    reference, _, _, restricting = _patterns()
+    terms = card_text_terms()
+    stated = {(s.info_kind, s.event) for s in record.statements}
+    earlier: list[tuple[int, str]] = []
+    before = ""  # the record's earlier sentences
+    added = 0
+    for sentence in sentences:
+        events, text, last = events_of(sentence), sentence.norm, 0
+        for m in reference.finditer(text):
+            named = ([(at, e) for at, e in events if last <= at < m.start()]
+                     or [(at, e) for at, e in events if at < m.start()])
+            last = m.end()
+            polarity = _polarity(text, m.start(), m.end())
+            if sentence.struck or polarity is None or not (named or earlier):
+                continue
+            number = m.group("effect")
+            passcode = finder.find(m.group("card"), text, m.start(), number)
+            if passcode is None:
+                continue
+            if named and _subject_before(text, named[0][0], finder.link) not in (False, passcode):
+                continue  # the event happens to another card
+            if any(w in text[:m.start()] for w in terms["other_reasons"]):
+                continue  # the ruling gives its own reason
+            used_before = any(w in before + text[:m.start()] for w in terms["history_words"])
+            card = texts[passcode]
+            effect = next(e for e in card.effects if e.effect == number and e.part == "monster")
+            # a monster's own event: what its effect needs of itself; a Spell's or Trap's: all it needs
+            kinds = effect.kinds_of("this_card") if card.card_type == "Monster" else effect.kinds
+            if any(w in text for w in terms["later_turn_words"]):  # a new turn counts anew
+                kinds = [k for k in kinds if k not in terms["restricting_kinds"]]
+            for event in dict.fromkeys(e for _, e in (named or earlier)):
+                for kind, verdict in _kinds_and_verdicts(kinds, polarity, used_before, restricting):
+                    if (kind, event) in stated:
+                        continue
+                    record.add_statement(Statement(kind, event, verdict, "", "card_text", "",
+                                                   dates_of(record, sentence), "outcome", number, passcode))
+                    added += 1
+        earlier.extend(events)
+        before += text
+    return added
