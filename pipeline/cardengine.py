@@ -29,7 +29,7 @@ from collections import defaultdict
 import duckdb
 
 from .effectrulings import read_effect_rulings
-from .cardtext import CardText, load_card_texts
+from .cardtext import CardText
 from .records import excerpt
 
 FORMAT = 1
@@ -108,7 +108,7 @@ def effects_of(card: CardText) -> list[dict]:
         t = e.texts
         rows.append((card.passcode, e.part, e.effect, e.ord, t.get("ja"), t.get("zh-community") or t.get("zh-CN"),
                      t.get("zh-TW"), t.get("en")))
-        kinds[(card.passcode, e.part, e.effect)] = e.kinds
+        kinds[(card.passcode, e.part, e.effect)] = e.kinds_of("this_card")
     return _effects(card.passcode, rows, kinds)
 
 
@@ -128,21 +128,46 @@ def _card_entry(card: CardText, effects: list[dict], rulings: list[dict]) -> dic
             "effects": effects, "rulings": kept}
 
 
-def card_table(con: duckdb.DuckDBPyConnection) -> dict:
-    """The card table (see the module docstring) from the database ``con``
-    (records, card_mentions and record_dates) and the bundled card texts
-    (:func:`pipeline.cardtables.card_table_rows`: a build computes them once
-    for its tables and this)."""
-    from .cardtables import card_table_rows
+def _cards_of(text_rows: list[tuple]) -> dict[int, CardText]:
+    """Cards (names, texts, Konami id) from ``card_texts`` rows (passcode, konami_id, language, name, text, pendulum)."""
+    cards: dict[int, CardText] = {}
+    for passcode, konami_id, language, name, text, pendulum in text_rows:
+        card = cards.setdefault(passcode, CardText(passcode, konami_id, {}, {}, {}))
+        if name:
+            card.name[language] = name
+        if text:
+            card.text[language] = text
+        if pendulum:
+            card.pendulum[language] = pendulum
+    return cards
 
-    cards = load_card_texts()
-    rows = card_table_rows()
+
+def _table_rows(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
+    """The three card-text tables of ``con`` as rows in the columns of :data:`pipeline.cardtables.COLUMNS`."""
+    from .cardtables import COLUMNS
+
+    return {table: con.execute(f"SELECT {', '.join(names)} FROM {table}").fetchall()
+            for table, names in COLUMNS.items()}
+
+
+def card_table(con: duckdb.DuckDBPyConnection, rows: dict[str, list[tuple]] | None = None) -> dict:
+    """The card table (see the module docstring) from the database ``con``
+    (records, card_mentions and record_dates) and the card-text rows
+    ``rows`` (:func:`pipeline.cardtables.card_table_rows`, which a build
+    computes once for its tables and this), by default the database's own
+    tables ``card_texts``, ``card_effects`` and ``effect_dependencies``.
+    Only what an effect depends on of the card itself counts (a dependency
+    of subject ``other``, 『この効果で特殊召喚したモンスター』, is another
+    monster's)."""
+    rows = _table_rows(con) if rows is None else rows
+    cards = _cards_of(rows["card_texts"])
     kinds: dict[tuple, set[str]] = defaultdict(set)
-    for passcode, part, effect, kind, _lang, _words in rows["effect_dependencies"]:
-        kinds[(passcode, part, effect)].add(kind)
+    for passcode, part, effect, kind, _lang, _words, subject in rows["effect_dependencies"]:
+        if subject in (None, "this_card"):
+            kinds[(passcode, part, effect)].add(kind)
     sorted_kinds = {key: sorted(v) for key, v in kinds.items()}
     by_card: dict[int, list[tuple]] = defaultdict(list)
-    for row in rows["card_effects"]:
+    for row in sorted(rows["card_effects"], key=lambda r: (r[0], r[1] == "pendulum", r[3])):
         by_card[row[0]].append(row)
     rulings, citations = effect_rulings(con)
     table, cited = {}, set()

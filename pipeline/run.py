@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import CardIndex, card_index, card_index_built, use_card_index
-from .cardtext import texts_file, use_card_texts
+from .cardtext import card_texts_file, texts_file, use_card_texts
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, for_compile, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .database import UnusableDatabase, one_line
@@ -610,10 +610,12 @@ def _timed(result: BuildResult, stage: str, work, *args):
 
 
 def _card_table(writer: DatabaseWriter) -> str:
-    """The engines' card table (pipeline/cardengine.py) from the rows inserted so far (every page's)."""
+    """The engines' card table (pipeline/cardengine.py) from the rows inserted so far (every page's) and
+    the card texts this build reads (the rows its commit writes, computed once)."""
     from .cardengine import card_table, card_table_text
+    from .cardtables import card_table_rows
 
-    return card_table_text(card_table(writer.con))
+    return card_table_text(card_table(writer.con, card_table_rows(card_texts_file())))
 
 
 def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],

@@ -97,7 +97,8 @@ def test_changing_an_effects_text_changes_the_answer(engine_module, monkeypatch)
         monkeypatch.setattr(engine_module, "_CARD_DATA", data)
         answers.append(_effect(engine_module.card_answer(1, "temp_banish"), "②"))
     assert answers[0]["depends_on"] == ["synchro_summoned"] and answers[0]["works"] is True
-    assert answers[1]["depends_on"] == ["summoned_by_specific_effect"] and answers[1]["works"] is False
+    assert "summoned_by_specific_effect" in answers[1]["depends_on"] and answers[1]["works"] is False
+    assert answers[1]["verdicts"]["summoned_by_specific_effect"] == "lost"
 
 
 def test_a_sequence_applies_each_event_in_turn(engine_module):
