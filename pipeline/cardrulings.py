@@ -23,7 +23,8 @@ The ruling's words read here (``schema/card_text_terms.json``):
   must happen to that card (the last card named before it that is not the
   cause: 因「月之书」等效果), or to no card named;
 * a sentence that gives a reason of its own before the reference
-  (``other_reasons``: 由于…, 「X」的效果适用中) is not read.
+  (``other_reasons``: 由于…, 「X」的效果适用中) or names a case apart
+  (不是S召唤的…也能发动) is not read.
 
 A record that already states a (kind, event) in its own words keeps them: no
 card_text statement is added for that pair. Struck-through sentences and
@@ -157,12 +158,14 @@ def _kinds_and_verdicts(kinds: list[str], polarity: str, used_before: bool,
     """What the ruling says of each kind the effect depends on. Able: every
     enabling kind kept, and a restricting kind lost when the effect had been
     used before the event. Unable: the enabling kinds lost (of several, those
-    of ``lost_first`` in ``schema/card_text_terms.json`` when there are any);
-    with none, the restricting kind of an effect used before kept (nothing
-    when there are several: which one stopped it is not said)."""
+    of ``lost_first`` in ``schema/card_text_terms.json`` when there are any),
+    unless the effect was used before (then its count or its moment may stop
+    it: only a single restricting kind is read, kept); nothing when several
+    could have stopped it."""
     from .schema import card_text_terms
 
-    enabling = [k for k in kinds if k not in restricting]
+    # Unable to use again an effect used before the event: its count or its moment stops it, not what enables it.
+    enabling = [k for k in kinds if k not in restricting] if polarity == "can" or not used_before else []
     limiting = [k for k in kinds if k in restricting] if used_before else []
     if polarity == "can":
         return [(k, "kept") for k in enabling] + [(k, "lost") for k in limiting]

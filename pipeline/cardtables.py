@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import duckdb
@@ -24,14 +23,34 @@ def _text_rows(card: CardText) -> list[tuple]:
             for lang in TEXT_LANGUAGES if card.text.get(lang) or card.name.get(lang)]
 
 
+_known: dict[tuple, dict[str, list[tuple]]] = {}  # the rows of the latest version of a file read
+
+
 def card_table_rows(path: Path) -> dict[str, list[tuple]]:
     """Rows of the three tables (tuples in :data:`COLUMNS` order) for every
     card of the card-texts file ``path``, by passcode; computed once per
-    version of the file (about a second: the Traditional texts are converted to be read)."""
-    return _card_table_rows(file_version(path))
+    version of the file (about a CPU second: every effect of every card is
+    read), or handed over by :func:`use_card_table_rows`."""
+    version = file_version(path)
+    rows = _known.get(version)
+    if rows is None:
+        _known.clear()
+        rows = _known[version] = _card_table_rows(version)
+    return rows
 
 
-@lru_cache(maxsize=2)
+def versioned_rows(path: Path) -> tuple[tuple, dict[str, list[tuple]]]:
+    """(file version, :func:`card_table_rows`) of ``path``: what a build's helper
+    process computes while the build loads spaCy (:func:`pipeline.run._warm_up`)."""
+    return file_version(path), card_table_rows(path)
+
+
+def use_card_table_rows(version: tuple, rows: dict[str, list[tuple]]) -> None:
+    """Take the rows another process computed for ``version`` of a card-texts file."""
+    _known.clear()
+    _known[version] = rows
+
+
 def _card_table_rows(version: tuple) -> dict[str, list[tuple]]:
     rows: dict[str, list[tuple]] = {name: [] for name in COLUMNS}
     for passcode, card in sorted(load_card_texts(Path(version[0])).items()):

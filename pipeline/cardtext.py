@@ -38,12 +38,14 @@ CARD_TEXTS = BUNDLED_CORPUS / "data" / "card-texts.jsonl.gz"
 # its effects are not numbered). Korean is left out of the bundle.
 TEXT_LANGUAGES = ("ja", "zh-community", "zh-CN", "zh-TW", "en")
 READ_LANGUAGES = ("ja", "zh-community", "zh-CN", "zh-TW")
+# What a card's effects are read in: the Traditional text (zh-TW) is the official Simplified one's twin,
+# and converting it costs most of the reading; read_dependencies reads it when asked.
+CARD_READ_LANGUAGES = ("ja", "zh-community", "zh-CN")
 KEPT_FIELDS = ("konami_id", "password", "card_type")
 PARTS = ("monster", "pendulum")  # a Pendulum monster's text is its monster effect; pendulum_effect apart
 
 _EFFECT_START = re.compile(r"([①-⑳])\s*[：:]")
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
-_SENTENCE = re.compile(r"[^。\n]+[。\n]?")
 _SELF = re.compile("このカード|这张卡|此卡|自身|這張卡")
 # Characters before a match, in its clause, that may name the card: このカードが①の方法で特殊召喚されたターン
 _SELF_WINDOW = 24
@@ -147,17 +149,55 @@ def _for_reading(text: str, language: str) -> str:
     return text
 
 
+_META = re.compile(r"[\\()\[\]{}|?*+.^$]")
+
+
+def literal_gate(pattern: str) -> str | None:
+    """The longest run of plain characters every match of ``pattern`` holds
+    (outside groups and classes, before no quantifier): a cheap ``in`` test
+    that skips the regular expression on texts without it. None when there
+    is none (a top-level alternation, an escape)."""
+    depth, plain, runs = 0, [], []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            return None
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0 and c == "|":
+            return None
+        if depth == 0 and not _META.match(c) and c not in ")]":
+            plain.append(c)
+        else:
+            if plain:
+                runs.append("".join(plain))
+            plain = []
+            if depth == 0 and c in "?*{" and runs and runs[-1] and i > 0 and pattern[i - 1] == runs[-1][-1]:
+                runs[-1] = runs[-1][:-1]  # a quantified last character is not required
+        i += 1
+    if plain:
+        runs.append("".join(plain))
+    runs = [r for r in runs if r]
+    return max(runs, key=len) if runs else None
+
+
 @lru_cache(maxsize=1)
 def _compiled_terms() -> tuple[dict, dict, dict]:
     """The dependency patterns of ``schema/card_text_terms.json`` compiled:
-    ``({script: [(kind, pattern)]}, {kind: {script: pattern}}, subsumed_by)``."""
+    ``({script: [(kind, pattern, gates)]}, {kind: {script: pattern}}, subsumed_by)``;
+    ``gates`` are the :func:`literal_gate` of each word (None: none, always search)."""
     from .schema import card_text_terms
 
     terms = card_text_terms()
-    patterns: dict[str, list[tuple[str, re.Pattern]]] = {"ja": [], "zh": []}
+    patterns: dict[str, list[tuple[str, re.Pattern, tuple[str, ...] | None]]] = {"ja": [], "zh": []}
     for kind, by_script in terms["dependencies"].items():
         for script, words in by_script.items():
-            patterns[script].append((kind, re.compile("|".join(f"(?:{w})" for w in words))))
+            gates = [literal_gate(w) for w in words]
+            patterns[script].append((kind, re.compile("|".join(f"(?:{w})" for w in words)),
+                                     None if None in gates else frozenset(gates)))
     unless = {kind: {script: re.compile("|".join(f"(?:{w})" for w in words)) for script, words in by_script.items()}
               for kind, by_script in terms["unless"].items()}
     return patterns, unless, terms["subsumed_by"]
@@ -168,6 +208,11 @@ def _card_kinds() -> frozenset[str]:
     from .schema import card_text_terms
 
     return frozenset(card_text_terms()["card_kinds"])
+
+
+@lru_cache(maxsize=2)
+def _all_gates(script: str) -> frozenset[str]:
+    return frozenset(g for _, _, gates in _compiled_terms()[0][script] for g in gates or ())
 
 
 def read_dependencies(text: str, language: str) -> list[Dependency]:
@@ -181,21 +226,30 @@ def read_dependencies(text: str, language: str) -> list[Dependency]:
     patterns, unless, _ = _compiled_terms()
     card_kinds = _card_kinds()
     script = _reading_script(language)
+    text = _for_reading(text, language)
     found: dict[str, tuple[str, str]] = {}
-    for sentence in _SENTENCE.findall(_for_reading(text, language)):
-        for kind, pattern in patterns[script]:
-            if found.get(kind, ("", ""))[1] == "this_card":
+    present = {g for g in _all_gates(script) if g in text}
+    for kind, pattern, gates in patterns[script]:
+        if gates is not None and gates.isdisjoint(present):
+            continue
+        cancel = unless.get(kind, {}).get(script)
+        for m in pattern.finditer(text):
+            start = max(text.rfind("。", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+            if cancel is not None and cancel.search(text[start:_sentence_end(text, m.end())]):
                 continue
-            m = pattern.search(sentence)
-            if m is None:
-                continue
-            cancel = unless.get(kind, {}).get(script)
-            if cancel is not None and cancel.search(sentence):
-                continue
-            window = _CLAUSE_BREAK.split(sentence[max(0, m.start() - _SELF_WINDOW):m.start()])[-1] + m.group(0)
-            found[kind] = (m.group(0), "this_card" if kind in card_kinds or _SELF.search(window) else "other")
+            window = _CLAUSE_BREAK.split(text[max(start, m.start() - _SELF_WINDOW):m.start()])[-1] + m.group(0)
+            subject = "this_card" if kind in card_kinds or _SELF.search(window) else "other"
+            if kind not in found or subject == "this_card":
+                found[kind] = (m.group(0), subject)
+            if subject == "this_card":
+                break
     deps = [Dependency(kind, language, words, subject) for kind, (words, subject) in sorted(found.items())]
     return without_subsumed(deps)
+
+
+def _sentence_end(text: str, at: int) -> int:
+    ends = [i for i in (text.find("。", at), text.find("\n", at)) if i >= 0]
+    return min(ends) + 1 if ends else len(text)
 
 
 def without_subsumed(deps: list[Dependency]) -> list[Dependency]:
@@ -222,7 +276,7 @@ def _part_effects(part: str, texts: dict[str, str]) -> list[Effect]:
             by_lang["en"] = texts["en"]
         else:
             by_lang.pop("en", None)
-        deps = without_subsumed(sorted({d for lang in READ_LANGUAGES if lang in by_lang
+        deps = without_subsumed(sorted({d for lang in CARD_READ_LANGUAGES if lang in by_lang
                                         for d in read_dependencies(by_lang[lang], lang)},
                                        key=lambda d: (d.info_kind, READ_LANGUAGES.index(d.language))))
         effects.append(Effect(part, number, i, by_lang, tuple(deps)))

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .cards import CardIndex, card_index, card_index_built, use_card_index
-from .cardtext import card_texts_file, texts_file, use_card_texts
+from .cardtables import use_card_table_rows, versioned_rows
+from .cardtext import card_texts, card_texts_file, texts_file, use_card_texts
 from .compile import RuleChange, cite_once, compile_procedural, compile_rules, for_compile, other_rulesets, review
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .database import UnusableDatabase, one_line
@@ -437,16 +438,20 @@ def _warm_up(context: multiprocessing.context.BaseContext) -> None:
     (about a second each, where one after the other left a core idle; the
     index comes back pickled in 0.1 s). A helper that dies leaves the index
     to be built here."""
+    card_texts()  # the card texts the workers read (pipeline.cardrulings), shared like the rest
     if card_index_built():  # an earlier build in this process
         pipeline_for("zh"), pipeline_for("en"), info_kinds()
         return
-    with ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)) as helper:
+    # A second helper reads every card's effects for the card tables (a second of CPU the commit then saves).
+    with ProcessPoolExecutor(2, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)) as helper:
         index = helper.submit(CardIndex)
+        card_rows = helper.submit(versioned_rows, card_texts_file())
         pipeline_for("zh"), pipeline_for("en"), info_kinds()
         try:
             use_card_index(index.result())
+            use_card_table_rows(*card_rows.result())
         except BrokenProcessPool:
-            pass  # built below
+            pass  # built below, or at the commit
     card_index()
 
 

@@ -207,3 +207,22 @@ def test_the_build_stores_card_texts_effects_and_dependencies_and_cites_each_car
         assert rows and all(effect and passcode and cited == effect for effect, passcode, cited in rows)
         assert set(con.execute("SELECT DISTINCT info_kind FROM effect_dependencies").fetchall()) <= {
             (k,) for k in info_kinds()}
+
+
+def test_a_pattern_is_tried_only_on_texts_with_its_literal():
+    from pipeline.cardtext import literal_gate
+
+    assert literal_gate("(?:S|シンクロ)召喚(?:した|された)このカード") == "このカード"
+    assert literal_gate("カウンターを(?:[0-9]+つ)?取り除") == "カウンターを"
+    assert literal_gate("下(?:个|一)?回合[，,](?:这张|此)卡") == "回合"
+    assert literal_gate("召唤成?功") == "召唤"  # a quantified last character is not required
+    assert literal_gate("甲|乙") is None and literal_gate(r"\d回合") is None
+
+
+def test_the_manifest_keeps_data_rows_apart_from_the_pages():
+    from pipeline.corpus import load_data_sources, load_manifest
+
+    assert "yaml-yugi-card-texts" not in {s.id for s in load_manifest()}
+    [data] = load_data_sources()
+    assert (data.id, data.format, data.fetch, data.problem) == ("yaml-yugi-card-texts", "card-texts", True, "")
+    assert data.snapshot.name == "card-texts.jsonl.gz" and data.snapshot.is_file()

@@ -160,4 +160,4 @@ def test_the_readmes_examples_run_in_order_as_written(built, tmp_path):
         assert out.returncode == 0, (line, out.stderr[-2000:])
         ran += 1
     assert ran >= 15
-    assert sorted(p.name for p in (cwd / "out").iterdir())[:2] == ["build_info.parquet", "card_mentions.parquet"]
+    assert sorted(p.name for p in (cwd / "out").iterdir())[:2] == ["build_info.parquet", "card_effects.parquet"]
