@@ -118,8 +118,9 @@ def import_ms(engine: Path, repeats: int) -> tuple[float, float]:
 
 
 def engine_figures(engine: Path, db: Path, min_seconds: float, import_repeats: int) -> dict[str, float]:
-    """Microseconds per ``retains()``, per scenario answer and per DuckDB
-    retention query; import times in ms."""
+    """Microseconds per ``retains()``, per scenario answer, per
+    ``card_answer()`` and per DuckDB retention query; import times and the
+    first use of the card table (its parse) in ms."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("bench_engine", engine)
@@ -139,7 +140,13 @@ def engine_figures(engine: Path, db: Path, min_seconds: float, import_repeats: i
     if broken:  # an error answer is fast and would make the figure meaningless
         raise RuntimeError(f"the engine refused the benchmark's scenarios {broken}")
     first, cached = import_ms(engine, import_repeats)
+    t0 = time.perf_counter()
+    cards = sorted(int(p) for p in module._card_data()["cards"])  # the card table, parsed on first use
+    card_first = (time.perf_counter() - t0) * 1000
+    questions = [(c, e) for c in cards[:200] for e in ("face_down", "temp_banish", "face_down,flip_face_up")]
     return {
+        "card_table_ms": card_first,
+        "card_answer_us": _per_call_us(module.card_answer, questions, min_seconds),
         "retains_us": _per_call_us(module.retains, pairs, min_seconds),
         "scenario_us": _per_call_us(module.answer, [(s,) for s in SCENARIOS], min_seconds),
         "import_ms": cached,

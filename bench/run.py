@@ -165,6 +165,8 @@ def _measure(report: Report, pages: int, workers: int | None, quick: bool, as_js
         report.add("engine_import", engine["import_ms"], "ms", "fresh interpreter, bytecode cached")
         report.add("engine_import_first", engine["import_first_ms"], "ms",
                    "fresh interpreter, compiling the bytecode")
+        report.add("engine_card_table", engine["card_table_ms"], "ms", "first use: the card table parsed")
+        report.add("engine_card_answer", engine["card_answer_us"], "us/answer")
         report.add("duckdb_retention_query", engine["sql_us"], "us/query",
                    "same answers as retains()" if engine["sql_agrees"] else "ANSWERS DIFFER from retains()")
         _cli_figures(report, bundled / "rulings.duckdb", 3 if quick else 15)

@@ -333,19 +333,39 @@ def _echo_rule_changes(changes: list) -> None:
 # --------------------------------------------------------------------------- ask
 
 @main.command()
-@click.argument("info_kind")
-@click.argument("event")
+@click.argument("info_kind", required=False)
+@click.argument("event", required=False)
+@click.option("--card", "card_name", metavar="NAME", default=None,
+              help="Ask about a card instead: which of its effects still work after EVENT (the one argument).")
 @DB_OPTION
+@ENGINE_OPTION
 @JSON_OPTION
 @_exit_codes
-def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
+def ask(info_kind: str | None, event: str | None, card_name: str | None, db_path: Path, engine_path: Path,
+        as_json: bool) -> None:
     """Does INFO_KIND survive EVENT? Prints the verdict and the rulings behind it.
 
     \b
     Example: rulings ask synchro_summoned face_down
     Events: face_down, temp_banish, flip_face_up. Info kinds: `rulings
     vocabulary` lists them (e.g. counters, attack_declared, pendulum_summoned).
+
+    \b
+    With --card NAME (as `rulings card` takes it) and one EVENT, or a
+    sequence such as face_down,flip_face_up: per numbered effect of the card,
+    what it depends on, each verdict, whether it still works and why (a
+    ruling on the card, with its date, over the general rule):
+      rulings ask --card 幻龙星-嘲风 face_down
     """
+    if card_name is not None:
+        if info_kind is None or event is not None:
+            raise UsageError("with --card give one EVENT (or a sequence such as face_down,flip_face_up)",
+                             place="EVENT")
+        _ask_card(card_name, info_kind, db_path, engine_path, as_json)
+        return
+    if info_kind is None or event is None:
+        raise UsageError("give INFO_KIND and EVENT (or --card NAME EVENT)", place="INFO_KIND" if info_kind is None
+                         else "EVENT")
     with closing(queries.connect(db_path)) as con:
         report = queries.rule_report(con, info_kind, event)
     if as_json:
@@ -381,6 +401,24 @@ def ask(info_kind: str, event: str, db_path: Path, as_json: bool) -> None:
                if disputing else "earlier or undated, the OCG's over another ruleset's, or less supported")
         _echo(f"  not followed: {conflict['verdict']} (latest {when}; {why}); "
               f"records {', '.join(conflict['record_ids'])}")
+
+
+def _ask_card(name: str, events: str, db_path: Path, engine_path: Path, as_json: bool) -> None:
+    """``rulings ask --card NAME EVENT``: the engine's card answer (pipeline/cardask.py)."""
+    from . import cardask
+
+    with closing(queries.connect(db_path)) as con:
+        passcode, names = queries.find_card(con, name)
+        engine = load_engine(engine_path)
+        try:
+            answer = cardask.card_answer(con, engine, passcode, names, events)
+        except ValueError as exc:
+            raise UsageError(str(exc), place="EVENT") from None
+    if as_json:
+        _echo_json(answer)
+        return
+    for line in cardask.answer_lines(answer):
+        _echo(line)
 
 
 # --------------------------------------------------------------------------- sql
@@ -601,7 +639,7 @@ def load_engine(path: Path):
     it is never run; a FIFO or device is never opened)."""
     import importlib.util
 
-    from .generate import engine_rules_hash
+    from .enginefile import engine_rules_hash
     from .userfiles import require_regular_file
 
     require_regular_file(path, "--engine-out")
@@ -934,9 +972,10 @@ def vocabulary(as_json: bool) -> None:
 @click.argument("name", metavar="NAME|PASSCODE")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Print at most N rulings (default: all).")
 @DB_OPTION
+@ENGINE_OPTION
 @JSON_OPTION
 @_exit_codes
-def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
+def card(name: str, limit: int | None, db_path: Path, engine_path: Path, as_json: bool) -> None:
     """The rulings that mention a card, newest first, with dates, FAQ ids and status.
 
     \b
@@ -952,14 +991,21 @@ def card(name: str, limit: int | None, db_path: Path, as_json: bool) -> None:
     with closing(queries.connect(db_path)) as con:
         found = queries.find_card(con, name)
         rulings = queries.card_rulings(con, found)
+        effects = _effect_summaries(con, engine_path, found.passcode, found.names) if found.passcode else []
     shown = rulings[:limit] if limit else rulings
     names = found.names
     if as_json:
         _echo_json({"passcode": found.passcode, "passcodes": list(found.passcodes), "konami_id": found.konami_id,
-                    "names": names, "count": len(rulings), "rulings": shown})
+                    "names": names, "count": len(rulings), "rulings": shown, "effects": effects})
         return
     title = " / ".join(dict.fromkeys(names[k] for k in ("zh-CN", "zh-TW", "ja", "en") if names.get(k)))
     _echo(f"{title} ({_card_ids(found)}): {len(rulings)} ruling{'' if len(rulings) == 1 else 's'}")
+    if effects:
+        from .cardask import summary_line
+
+        _echo("  effects after each event (rulings ask --card NAME EVENT for why):")
+        for s in effects:
+            _echo(summary_line(s))
     for r in shown:
         status = "" if r["status"] == "current" else f" [{r['status']}]"
         faq = f" FAQ {', '.join(r['faq_ids'])}" if r["faq_ids"] else ""
@@ -977,6 +1023,23 @@ def _card_ids(found) -> str:
     others = found.passcodes[1:]
     also = f"; also passcode{'s' if len(others) > 1 else ''} {', '.join(map(str, others))}" if others else ""
     return f"{found.passcodes[0]}{also}"
+
+
+def _effect_summaries(con, engine_path: Path, passcode: int, names: dict[str, str]) -> list[dict]:
+    """The card's effects after each event (pipeline/cardask.py); none when
+    the engine is not built (or is not one) or the database holds no card texts."""
+    from . import cardask
+
+    try:
+        engine = load_engine(engine_path)
+    except UsageError:
+        return []
+    if not hasattr(engine, "card_answer"):  # an engine of before the card table
+        return []
+    try:
+        return cardask.effect_summaries(con, engine, passcode, names)
+    except duckdb.Error:  # a database of before the card texts
+        return []
 
 
 # --------------------------------------------------------------------------- simulators
@@ -1045,15 +1108,17 @@ def simulators_cmd(db_path: Path, as_json: bool) -> None:
 @main.command()
 @click.argument("out_dir", metavar="DIR", type=str)
 @DB_OPTION
+@ENGINE_OPTION
 @JSON_OPTION
 @_exit_codes
-def report(out_dir: str, db_path: Path, as_json: bool) -> None:
+def report(out_dir: str, db_path: Path, engine_path: Path, as_json: bool) -> None:
     """Write the rulings as a static website into DIR: open DIR/index.html.
 
     \b
     index.html      the rules matrix (info kind x event), each cell linking to its rule
     rules/          a page per rule: its rulings with dates and FAQ links, a timeline
-    cards/          a page per card mentioned: names in each language, rulings newest first
+    cards/          a page per card mentioned: names in each language, its effects after
+                    face_down, temp_banish, flip_face_up (from the engine), rulings newest first
     timeline.html   dated rulings per month per source; history.html: refresh runs
     search.html     search card names (any language or script) and ruling text
     simulators.html the rulings against ygopro-core and the EDOPro core (rulings simulators)
@@ -1067,7 +1132,11 @@ def report(out_dir: str, db_path: Path, as_json: bool) -> None:
     from .report import write_report
 
     _exit_on_sigterm()
-    summary = write_report(db_path, out_dir)
+    try:  # the card pages' tables of effects come from the engine, when there is one
+        engine = load_engine(engine_path)
+    except UsageError:
+        engine = None
+    summary = write_report(db_path, out_dir, engine)
     if as_json:
         _echo_json(summary.as_dict())
         return

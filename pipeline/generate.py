@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import __version__
 from .compile import ProceduralRule, Rule
+from .enginefile import ENGINE_HASH_LINE, engine_rules_hash  # noqa: F401 (re-exported: the stamp's reader)
 from .errors import GenerateError, UsageError
 from .paths import PROJECT_ROOT
 from .records import Record, excerpt
@@ -31,6 +32,7 @@ from .schema import events, info_kinds, procedural_rules, scenario_format, vocab
 from .stopping import deferred, remove, temp_path, untrack
 
 RUNTIME = PROJECT_ROOT / "engine" / "runtime.py"
+RUNTIME_CARDS = PROJECT_ROOT / "engine" / "runtime_cards.py"  # card_answer, copied after the runtime
 MARKER = "# ==== RUNTIME ====\n"
 
 
@@ -160,7 +162,18 @@ def _check_plain(name: str, value) -> None:
                                 place="pipeline/generate.py")
 
 
-def render(tables: dict, digest: str | None = None) -> str:
+def _runtime_code(paths: tuple[Path, ...], marker: str) -> str:
+    """The code below ``marker`` of each runtime file, joined; GenerateError for a file without it."""
+    code = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        if marker not in text:
+            raise GenerateError(f"{path} lacks the runtime marker {marker.strip()!r}", place=str(path))
+        code.append(text.split(marker, 1)[1])
+    return "\n\n".join(code)
+
+
+def render(tables: dict, digest: str | None = None, cards: str = "") -> str:
     """The module's source text, stamped with ``digest``, the
     :func:`rules_hash` of ``tables`` (computed when not given: callers that
     already have it save hashing the tables twice). Raises GenerateError for
@@ -171,9 +184,7 @@ def render(tables: dict, digest: str | None = None) -> str:
     module's size in memory (about 0.5 GB for a 17 MB engine), and the data
     is checked by :func:`_check_plain` instead.
     """
-    runtime = RUNTIME.read_text(encoding="utf-8")
-    if MARKER not in runtime:
-        raise GenerateError(f"{RUNTIME} lacks the runtime marker {MARKER.strip()!r}", place=str(RUNTIME))
+    code = _runtime_code((RUNTIME, RUNTIME_CARDS), MARKER)
     for name, value in tables.items():
         _check_plain(name, value)
     digest = digest or rules_hash(tables)
@@ -183,19 +194,21 @@ def render(tables: dict, digest: str | None = None) -> str:
         f"Rules hash: sha256:{digest}\n\n"
         "Built from the rulings corpus; every answer cites the ruling records and\n"
         "dates behind it. Standard library only: copy this one file into another\n"
-        "tool and use retains(), answer(), answer_all() and citation().\n"
+        "tool and use retains(), answer(), answer_all(), citation() and card_answer().\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
         f"GENERATOR = {('rulings ' + __version__)!r}\n"
         f"RULES_HASH = {digest!r}\n\n"
     )
-    code = runtime.split(MARKER, 1)[1]
-    stubs = "".join(f"{name} = None\n\n" for name in tables)
+    stubs = "".join(f"{name} = None\n\n" for name in (*tables, "CARD_TABLE"))
     try:
         compile(header + stubs + code, "<generated engine>", "exec")
     except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
         raise GenerateError(f"generated module does not parse: {exc}", place=str(RUNTIME)) from exc
     data = "".join(f"{name} = {_literal(value)}\n\n" for name, value in tables.items())
+    # The card table (pipeline/cardengine.py) as one string literal (repr escapes all text), parsed by
+    # card_answer on first use; it is not part of the rules hash.
+    data += f"CARD_TABLE = {cards!r}\n\n"
     return header + data + code
 
 
@@ -204,6 +217,7 @@ def render(tables: dict, digest: str | None = None) -> str:
 JSON_FORMAT = "ocg-rules"
 JSON_FORMAT_VERSION = 1
 RUNTIME_JS = PROJECT_ROOT / "engine" / "runtime.mjs"
+RUNTIME_CARDS_JS = PROJECT_ROOT / "engine" / "runtime_cards.mjs"
 MARKER_JS = "// ==== RUNTIME ====\n"
 
 
@@ -255,14 +269,12 @@ def render_json(tables: dict, digest: str) -> str:
     return json.dumps(neutral_tables(tables, digest), ensure_ascii=False, indent=1) + "\n"
 
 
-def render_js(tables: dict, digest: str) -> str:
+def render_js(tables: dict, digest: str, cards: str = "") -> str:
     """``engine/ocg_rules.mjs``: an ES module holding :func:`neutral_tables`
     as one JSON literal (ASCII-escaped, so no text can end the literal or
     hide a line break) followed by the runtime of ``engine/runtime.mjs``.
     Raises GenerateError when the runtime lacks its marker."""
-    runtime = RUNTIME_JS.read_text(encoding="utf-8")
-    if MARKER_JS not in runtime:
-        raise GenerateError(f"{RUNTIME_JS} lacks the runtime marker {MARKER_JS.strip()!r}", place=str(RUNTIME_JS))
+    code = _runtime_code((RUNTIME_JS, RUNTIME_CARDS_JS), MARKER_JS)
     header = (
         "// OCG information-retention and battle rules engine: GENERATED, do not edit.\n"
         f"// Generator: rulings {__version__} (pipeline/generate.py)\n"
@@ -270,7 +282,9 @@ def render_js(tables: dict, digest: str) -> str:
         "// ES module, no dependencies: import { retains, answer, answer_all, citation } from './ocg_rules.mjs';\n\n"
     )
     data = json.dumps(neutral_tables(tables, digest), ensure_ascii=True, separators=(",", ":"))
-    return header + f"const DATA = {data};\n\n" + runtime.split(MARKER_JS, 1)[1]
+    # The card table as one JSON string literal (ASCII-escaped), parsed by card_answer on first use.
+    table = json.dumps(cards, ensure_ascii=True)
+    return header + f"const DATA = {data};\n\nconst CARD_TABLE = {table};\n\n" + code
 
 
 def _ts_union(values) -> str:
@@ -390,6 +404,32 @@ def render_dts(tables: dict, digest: str) -> str:
         "export declare function answer_all(scenarios: readonly unknown[]): (Answer | Refused)[];",
         "export { answer_all as answerAll };",
         "",
+        "/** What a card's answer takes as told about the monster (schema/rule_policy.json facts). */",
+        "export interface CardFacts { summon_this_turn?: \"normal\" | \"special\" | \"flip\" | null; "
+        "can_normal_summon?: boolean | null; count_scope?: \"whole_turn\" | \"from_activation\" | null; }",
+        "/** One numbered effect of a card after the events: does it still work, and why. */",
+        "export interface EffectAnswer {",
+        "  effect: string; part: \"monster\" | \"pendulum\"; text: string; depends_on: InfoKind[];",
+        "  verdicts: Partial<Record<InfoKind, Verdict>>; works: boolean | null; again: boolean | null;",
+        "  decided_by: \"card_ruling\" | \"general_rule\" | \"no_dependency\"; because: string[]; rules: Because[];",
+        "  card_rulings: string[];",
+        "}",
+        "/** A ruling on the card, with its date and what it says of each effect. */",
+        "export interface CardRuling {",
+        "  date: string | null; dates: string[]; source: string; section: string; text: string;",
+        "  says: { part: string; effect: string; events: RetentionEvent[]; flip: boolean; can: boolean }[];",
+        "}",
+        "export interface CardAnswer {",
+        "  card: { passcode: number; konami_id: number | null; name: { zh: string; ja: string; en: string } };",
+        "  events: RetentionEvent[]; facts: Required<CardFacts>; effects: EffectAnswer[];",
+        "  rulings: Record<string, CardRuling>;",
+        "}",
+        "/** Which effects of the card (a passcode) still work after the events (one, a list, or \"a,b\");",
+        " * throws RangeError for a card not in the card table or an unknown event or fact. */",
+        "export declare function card_answer(cardId: number | string, events: RetentionEvent | string | "
+        "readonly RetentionEvent[], facts?: CardFacts | null): CardAnswer;",
+        "export { card_answer as cardAnswer };",
+        "",
     ]
     return "\n".join(lines)
 
@@ -455,10 +495,12 @@ def check_replaceable(path: Path) -> None:
                          place="--engine-out")
 
 
-def render_all(tables: dict, digest: str) -> dict[str, str]:
-    """The texts of the three engine files, keyed as :func:`engine_paths`."""
-    return {"py": render(tables, digest), "json": render_json(tables, digest), "mjs": render_js(tables, digest),
-            "dts": render_dts(tables, digest)}
+def render_all(tables: dict, digest: str, cards: str = "") -> dict[str, str]:
+    """The texts of the engine files, keyed as :func:`engine_paths`; ``cards``:
+    the card table's JSON text (:func:`pipeline.cardengine.card_table_text`),
+    embedded in the Python and JavaScript modules."""
+    return {"py": render(tables, digest, cards), "json": render_json(tables, digest),
+            "mjs": render_js(tables, digest, cards), "dts": render_dts(tables, digest)}
 
 
 # What an engine write that fails says of the outputs, before the database is replaced (a build's case).
@@ -557,17 +599,3 @@ def discard_engine(staged: Path) -> None:
 def _engine_error(what: str, exc: OSError, path: Path, kept: str) -> GenerateError:
     """One line: what failed, the engine file it was for, the system's words, what stays."""
     return GenerateError(f"{what}: {exc.strerror or exc}; {kept}", place=str(path))
-
-
-ENGINE_HASH_LINE = re.compile(r"^(?:RULES_HASH = '|// Rules hash: sha256:| \"rules_hash\": \")([0-9a-f]{64})['\"]?,?$", re.M)
-
-
-def engine_rules_hash(path: Path) -> str | None:
-    """The rules hash stamped in a generated engine module, or None (missing, not an engine)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(8192)
-    except OSError:
-        return None
-    m = ENGINE_HASH_LINE.search(head)
-    return m.group(1) if m else None

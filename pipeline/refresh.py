@@ -437,6 +437,17 @@ def _compile(db_path: Path, sources: list[Source], state: StoredState, updates: 
     return _Compiled(rules, procedural, tables, rules_hash(tables))
 
 
+def _card_table(db_path: Path) -> str:
+    """The engines' card table (pipeline/cardengine.py) from the database the refresh committed."""
+    from contextlib import closing
+
+    from .cardengine import card_table, card_table_text
+    from .database import open_database
+
+    with closing(open_database(db_path, read_only=True)) as con:
+        return card_table_text(card_table(con))
+
+
 def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state: StoredState, result: RefreshResult,
                    compiled: _Compiled | None) -> None:
     """Write the engine when the rules changed, or when the module on disk is
@@ -448,7 +459,7 @@ def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state
         if compiled.rules_hash != result.rules_hash:
             result.warnings.append("the rules compiled from the stored records differ from the database's rules "
                                    "(the pipeline changed since the last build?); run `rulings build`")
-    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash),
+    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash, _card_table(db_path)),
                   kept=f"refresh run {result.run_id} is stored in the database, the previous engine file stays (the "
                        "next refresh writes it again)")
     result.engine_written = True

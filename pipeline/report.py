@@ -864,7 +864,10 @@ def _swap_in(staging: Path, target: Path) -> Path:
                          "write the site to a folder inside it)", place="DIR") from None
 
 
-def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
+EFFECT_EVENTS = ("face_down", "temp_banish", "flip_face_up")
+
+
+def write_report(db_path: Path, out_dir: Path | str, engine=None) -> ReportSummary:
     """Write the static site for the database at ``db_path`` at ``out_dir``:
     a new or empty folder, or one an earlier report wrote (:data:`MARKER`).
     The site is written into a new folder beside it and swapped in (one
@@ -873,7 +876,9 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
     the folder is kept (:func:`_carry_over`). LoadError when there is no
     database; UsageError, with nothing touched, for an empty DIR, a file, a
     folder that is no report's site, or one of the folder's own files where
-    the new site writes one."""
+    the new site writes one. ``engine``: the generated engine module, whose
+    ``card_answer`` gives each card page the table of its effects after the
+    three events (none without it)."""
     started = time.perf_counter()
     out_dir = _target(str(out_dir))
     _clean_leftovers(out_dir)
@@ -896,7 +901,7 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
                          f"{out_dir.parent} and swapped in): {exc.strerror or exc}", place="DIR") from None
     try:
         w = _Writer(staging, sources)
-        _write_site(w, rulings, rules, history, archetypes, sources, built, stated)
+        _write_site(w, rulings, rules, history, archetypes, sources, built, stated, engine)
         _write_simulators(w, compared, built)
         (staging / MARKER).write_text(_manifest_text(w.written, True), encoding="utf-8")
         if ours is not None:
@@ -912,8 +917,17 @@ def write_report(db_path: Path, out_dir: Path | str) -> ReportSummary:
                          w.files, time.perf_counter() - started)
 
 
+def _card_effects(engine, passcodes) -> dict[int, list[dict]]:
+    """Each card's effects after the three events (pipeline/cardask.py), from the engine's card table."""
+    if engine is None or not hasattr(engine, "card_answer"):
+        return {}
+    from .cardask import table_summaries
+
+    return table_summaries(engine, sorted(passcodes))
+
+
 def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: list[dict], archetypes: list[dict],
-                sources: dict, built: dict, stated: dict[str, list[str]]) -> None:
+                sources: dict, built: dict, stated: dict[str, list[str]], engine=None) -> None:
     """Every page and asset of the site, through ``w``; sets
     ``w.card_pages`` and ``w.source_pages``. ``stated``: the record ids
     stating each procedural rule (table ``procedural_rules``)."""
@@ -949,6 +963,7 @@ def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: li
                sentence=rule_sentence(kind, event, rule["verdict"]),
                case_sentences=[rule_sentence(kind, event, c["verdict"], c) for c in rule["cases"]], **common)
     card_counts = {}
+    effects = _card_effects(engine, by_card)
     for passcode, its in by_card.items():
         shown = sorted(entries(its, every), key=lambda e: (e.latest, e.record_id), reverse=True)
         card_counts[passcode] = len(shown)
@@ -956,7 +971,8 @@ def _write_site(w: _Writer, rulings: dict[str, Ruling], rules: dict, history: li
         its_rules = [{"kind": k, "event": e, "verdict": rules[(k, e)]["verdict"],
                       "sentence": rule_sentence(k, e, rules[(k, e)]["verdict"])} for k, e in sorted(its_rules)]
         w.page(f"cards/{passcode}.html", "card.html.j2", passcode=passcode, names=cards[passcode],
-               rulings=shown, rules=its_rules, **common)
+               rulings=shown, rules=its_rules, effects=effects.get(passcode, []), effect_events=EFFECT_EVENTS,
+               **common)
     card_list = sorted(({"passcode": p, "name": _display_name(cards[p], p), "count": card_counts[p]}
                         for p in by_card), key=lambda c: (-c["count"], c["name"]))
     w.page("cards.html", "cards.html.j2", cards=card_list, **common)

@@ -614,6 +614,15 @@ def _timed(result: BuildResult, stage: str, work, *args):
     return done
 
 
+def _card_table(writer: DatabaseWriter) -> str:
+    """The engines' card table (pipeline/cardengine.py) from the rows inserted so far (every page's) and
+    the card texts this build reads (the rows its commit writes, computed once)."""
+    from .cardengine import card_table, card_table_text
+    from .cardtables import card_table_rows
+
+    return card_table_text(card_table(writer.con, card_table_rows(card_texts_file())))
+
+
 def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],
             packed: list[bytes], writer: DatabaseWriter, started: str,
             before: dict[tuple[str, str], tuple[str, tuple[str, ...]]]) -> None:
@@ -643,7 +652,8 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     # The engine is written in full before the database is replaced and renamed
     # right after it, so a killed build leaves both files as they were (but for
     # the instant between the two renames, when the database is the new one).
-    staged = stage_engines(result.engine_path, render_all(tables, result.rules_hash))
+    cards = _guarded(GenerateError, None, "card table", _card_table, writer)
+    staged = stage_engines(result.engine_path, render_all(tables, result.rules_hash, cards))
     t2, c2 = time.perf_counter(), time.process_time()
     result.timings["generate"] += t2 - t1
     result.cpu["generate"] += c2 - c1

@@ -482,6 +482,44 @@ def card_text_terms() -> dict:
     return data
 
 
+
+@lru_cache(maxsize=1)
+def card_ruling_terms() -> dict:
+    """``schema/card_ruling_terms.json``: how a ruling on a named card says
+    one of its numbered effects can or cannot be used after a retention
+    event (pipeline/effectrulings.py): ``events`` (event -> patterns, every
+    event a vocabulary id), ``not_events``, ``quoted``, ``reference`` (with
+    the groups ``card`` and ``effect``), ``can``, ``cannot``, ``window``
+    (``before`` / ``after``: whole numbers), ``cause``, ``other_subject``
+    and ``situational``. Every pattern compiles."""
+    data = _json("card_ruling_terms.json")
+    check = _Checker("card_ruling_terms.json")
+
+    def compiles(where: str, pattern) -> re.Pattern:
+        if not isinstance(pattern, str) or not pattern:
+            check.fail(where, "must be a non-empty regular expression")
+        try:
+            return re.compile(pattern)
+        except re.error as exc:
+            check.fail(where, f"is not a regular expression: {exc}")
+
+    for event, words in check.get(data, "events", dict).items():
+        check.member(f"events.{event}", event, events(), "an event")
+        for i, w in enumerate(check.words(data["events"], event, "events")):
+            compiles(f"events.{event}[{i}]", w)
+    for key in ("not_events", "can", "cannot", "situational"):
+        for i, w in enumerate(check.words(data, key)):
+            compiles(f"{key}[{i}]", w)
+    for key in ("quoted", "cause", "other_subject"):
+        compiles(key, check.get(data, key, str))
+    if not {"card", "effect"} <= set(compiles("reference", check.get(data, "reference", str)).groupindex):
+        check.fail("reference", "must have the named groups card and effect")
+    window = check.get(data, "window", dict)
+    for key in ("before", "after"):
+        if not isinstance(window.get(key), int) or isinstance(window.get(key), bool) or window[key] < 1:
+            check.fail(f"window.{key}", "must be a whole number of characters, at least 1")
+    return data
+
 def _expanded(check: _Checker, where: str, terms: list[str]) -> list[str]:
     """``terms`` with their alternatives written out (:func:`expand_alternatives`), each phrase once."""
     phrases: dict[str, None] = {}

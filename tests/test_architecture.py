@@ -231,6 +231,7 @@ HEAVY = ("pipeline.fetch", "pipeline.normalize", "pipeline.extract", "pipeline.r
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["ask", "synchro_summoned", "face_down"], ["card", "14087893"],
+                                  ["ask", "--card", "19048328", "face_down,flip_face_up"], ["card", "19048328"],
                                   ["card", "Book of Moon"], ["show", "RECORD"], ["sql", "SELECT count(*) FROM rules"],
                                   ["changes"], ["changes", "--rules"], ["vocabulary"]])
 def test_the_read_commands_import_no_stage_they_do_not_use(built, argv):
@@ -244,6 +245,8 @@ def test_the_read_commands_import_no_stage_they_do_not_use(built, argv):
         record = con.execute("SELECT min(record_id) FROM records").fetchone()[0]
     argv = [record if a == "RECORD" else a for a in argv] + ([] if argv[0] in ("--version", "vocabulary")
                                                             else ["--db", str(db)])
+    if argv[0] in ("ask", "card"):  # these load the engine too (a card's effects)
+        argv += ["--engine-out", str(built[2])]
     code = ("import sys\nfrom pipeline.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
             "    assert not e.code, e.code\nprint(sorted(m for m in sys.modules if m.split('.')[0] in "
             f"{sorted({h.split('.')[0] for h in HEAVY})!r} or m in {list(HEAVY)!r}), file=sys.stderr)")

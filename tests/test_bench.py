@@ -18,7 +18,8 @@ FIGURES = (["floor", "floor_beautifulsoup"] + [f"build_{s}" for s in STAGES]
            + ["scaled_pages", "scaled_floor"] + [f"scaled_build_{s}" for s in STAGES]
            + ["scaled_build_cpu", "scaled_build_total", "scaled_build_floor_ratio", "scaled_peak_rss",
               "refresh_nothing_changed_fraction", "scaled_refresh_nothing_changed_fraction",
-              "engine_retains", "engine_scenario", "engine_import", "engine_import_first", "duckdb_retention_query"]
+              "engine_retains", "engine_scenario", "engine_import", "engine_import_first", "engine_card_table",
+              "engine_card_answer", "duckdb_retention_query"]
            + ["cli_start_duckdb_import", "cli_start_ask", "cli_start_card", "cli_start_show", "cli_start_sql",
               "cli_start_ratio"]
            + ["size_12_pages", "size_12_floor"] + [f"size_12_{s}" for s in STAGES]

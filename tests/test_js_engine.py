@@ -133,3 +133,39 @@ def test_the_json_rules_follow_their_schema_and_hold_the_python_tables(built, en
         assert rule == json.loads(json.dumps(engine_module.retains(rule["info_kind"], rule["event"])._asdict()))
     bad = {**data, "rules": [{**data["rules"][0], "verdict": "maybe"}]}
     assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
+
+
+CARD_EVENTS = ["face_down", "temp_banish", "flip_face_up", "face_down,flip_face_up", "temp_banish,flip_face_up"]
+
+
+def test_the_javascript_card_answers_are_the_python_ones_for_every_card(built, engine_module, tmp_path):
+    """``card_answer`` of both engines: every card of the card table after
+    each event and sequence, and a few cards with facts told."""
+    assert NODE, "Node.js is required (RULINGS_REQUIRE_NODE is set)"
+    cards = sorted(int(p) for p in engine_module._card_data()["cards"])
+    assert len(cards) > 1000
+    questions = [{"card": c, "events": ev, "facts": None} for c in cards for ev in CARD_EVENTS]
+    questions += [{"card": c, "events": ev, "facts": facts} for c in cards[:200] for ev in ("face_down", "temp_banish")
+                  for facts in ({"summon_this_turn": "flip", "count_scope": "whole_turn"},
+                                {"summon_this_turn": "special", "can_normal_summon": False,
+                                 "count_scope": "from_activation"})]
+    answers = [engine_module.card_answer(q["card"], q["events"], q["facts"]) for q in questions]
+    assert {e["works"] for a in answers for e in a["effects"]} == {True, False, None}
+    assert {e["decided_by"] for a in answers for e in a["effects"]} == {"card_ruling", "general_rule", "no_dependency"}
+    refused = [{"card": 14087893, "events": "face_down", "facts": None, "error": "KeyError"},
+               {"card": cards[0], "events": "face_dow", "facts": None, "error": "ValueError"},
+               {"card": cards[0], "events": "face_down", "facts": {"count_scope": "forever"}, "error": "ValueError"},
+               {"card": cards[0], "events": "face_down", "facts": {"turn": 1}, "error": "ValueError"},
+               {"card": [cards[0]], "events": "face_down", "facts": None, "error": "TypeError"},
+               {"card": cards[0], "events": 3, "facts": None, "error": "TypeError"}]
+    for bad in refused:
+        with pytest.raises({"KeyError": KeyError, "ValueError": ValueError, "TypeError": TypeError}[bad["error"]]):
+            engine_module.card_answer(bad["card"], bad["events"], bad["facts"])
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps({"questions": questions, "answers": answers, "refused": refused}, ensure_ascii=False),
+                    encoding="utf-8")
+    env = {**os.environ, "ENGINE_MJS": str(built[2].with_suffix(".mjs")), "CASES": str(path)}
+    out = subprocess.run([NODE, "--test", str(HERE / "js" / "cards.test.mjs")], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "# pass 2" in out.stdout and "# fail 0" in out.stdout

@@ -51,7 +51,8 @@ def _dts_exports(dts: Path) -> list[str]:
 def test_the_es_module_exports_every_name_of_the_python_engine(built, engine_module):
     js = _js_exports(engine_paths(built[2])["mjs"])
     assert sorted(set(engine_module.__all__) - set(js)) == []
-    assert sorted(set(js) - set(engine_module.__all__)) == ["answerAll"]  # the camel-case alias of answer_all
+    # the camel-case aliases of answer_all and card_answer
+    assert sorted(set(js) - set(engine_module.__all__)) == ["answerAll", "cardAnswer"]
 
 
 def test_the_declarations_declare_what_the_module_exports(built):
@@ -77,7 +78,7 @@ def test_the_declarations_are_generated_deterministically_and_guarded(built, tmp
 
 TYPED_USE = """
 import { retains, answer, answer_all, citation, validate, INFO_KINDS, EVENTS, RULES, Retention, ScenarioError,
-         SUMMON_KINDS, type Scenario, type Verdict, type InfoKind } from "./ocg_rules.mjs";
+         SUMMON_KINDS, card_answer, type Scenario, type Verdict, type InfoKind, type CardAnswer } from "./ocg_rules.mjs";
 
 const r = retains("synchro_summoned", "face_down");
 const verdict: Verdict = r.verdict;
@@ -98,8 +99,10 @@ const fields: readonly (keyof Retention)[] = Retention.fields;
 const synchro: readonly InfoKind[] = SUMMON_KINDS.synchro;
 const error = new ScenarioError("q", "ask", "why");
 const events = EVENTS.length + RULES.length;
+const card: CardAnswer = card_answer(19048328, ["face_down", "flip_face_up"], { count_scope: "whole_turn" });
+const works: (boolean | null)[] = card.effects.map((e) => e.works);
 console.log(JSON.stringify([verdict, disputed.length, firstCase ?? null, kinds.length, value, items.length,
-                            text.length > 0, fields.length, synchro.length, error.field, events]));
+                            text.length > 0, fields.length, synchro.length, error.field, events, works.length]));
 
 // what the types refuse (never run): a kind or event outside the vocabulary, a field of another event
 export function refused(): Scenario {
@@ -107,6 +110,8 @@ export function refused(): Scenario {
   retains("synchro_sumoned", "face_down");
   // @ts-expect-error
   retains("counters", "banished");
+  // @ts-expect-error
+  card_answer(19048328, "face_down", { count_scope: "forever" });
   // @ts-expect-error
   return { id: "x", events: [{ turn: 1, do: "set", method: "synchro" }], ask: { turn: 1, question: "has", info_kind: "counters" } };
 }
@@ -132,9 +137,10 @@ def test_tsc_strict_checks_a_program_using_the_declarations(built, tmp_path):
     ran = subprocess.run([_need(NODE, "Node.js"), "out/use.mjs"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=60)
     assert ran.returncode == 0, ran.stderr
-    verdict, _disputed, _case, kinds, value, items, cited, fields, synchro, field, _events = json.loads(ran.stdout)
+    verdict, _disputed, _case, kinds, value, items, cited, fields, synchro, field, _events, effects = json.loads(
+        ran.stdout)
     assert verdict == "kept" and kinds == 35 and value is True and items == 2 and cited and fields == 12
-    assert synchro >= 1 and field == "ask"
+    assert synchro >= 1 and field == "ask" and effects == 3  # 幻龙星-嘲风's three numbered effects
 
 
 def test_tsc_refuses_declarations_that_do_not_match(built, tmp_path):

@@ -1,0 +1,110 @@
+"""``rulings ask --card NAME EVENT`` and the per-effect lines of ``rulings card``.
+
+The answer is the generated engine's ``card_answer`` (engine/runtime_cards.py:
+the same answer the Python and JavaScript modules give), with the card's
+names from the database. A card the engine's card table leaves out (none of
+its effects depends on an information kind, no ruling names one) is answered
+from the database's ``card_effects``: every effect works after any event, by
+the no-dependency rule the engine cites. A read command: imports no build stage.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+EVENT_NAMES = ("face_down", "temp_banish", "flip_face_up")
+_WORKS = {True: "works", False: "does not work", None: "unknown"}
+
+
+def _fallback(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str], events: list[str]) -> dict:
+    """The answer for a card outside the engine's card table: its effects from ``card_effects``, each working."""
+    rows = con.execute("SELECT part, effect, coalesce(text_zh, text_zh_tw, text_ja, text_en, '') FROM card_effects "
+                       "WHERE passcode = ? AND effect <> '' ORDER BY part = 'pendulum', ord", [passcode]).fetchall()
+    rule = {"rule": "no_dependency", "summary": engine._NO_DEPENDENCY}
+    effects = [{"effect": effect, "part": part, "text": text, "depends_on": [], "verdicts": {}, "works": True,
+                "again": None, "decided_by": "no_dependency", "because": [], "rules": [rule], "card_rulings": []}
+               for part, effect, text in rows]
+    name = {"zh": names.get("zh-community") or names.get("zh-CN") or names.get("zh-TW") or "",
+            "ja": names.get("ja", ""), "en": names.get("en", "")}
+    return {"card": {"passcode": passcode, "konami_id": None, "name": name}, "events": events,
+            "facts": {"summon_this_turn": None, "can_normal_summon": None, "count_scope": None},
+            "effects": effects, "rulings": {}}
+
+
+def card_answer(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str], events) -> dict:
+    """The engine's answer for the card (see engine/runtime_cards.py), with
+    ``card.names`` (every language, from the database); ValueError for an
+    event outside the vocabulary."""
+    try:
+        answer = engine.card_answer(passcode, events)
+    except KeyError:
+        answer = _fallback(con, engine, passcode, names, engine._event_list(events))
+    answer["card"]["names"] = dict(names)
+    return answer
+
+
+def answer_lines(answer: dict) -> list[str]:
+    """The answer as text: a line per effect (works or not, why), its text,
+    then the rulings on the card, each with its date."""
+    names = answer["card"]["names"]
+    title = " / ".join(dict.fromkeys(names[k] for k in ("zh-CN", "zh-TW", "ja", "en") if names.get(k)))
+    lines = [f"{title} ({answer['card']['passcode']}) after {' then '.join(answer['events'])}:"]
+    if not answer["effects"]:
+        lines.append("  no numbered effect in the card's text")
+    for e in answer["effects"]:
+        kinds = ", ".join(f"{k} {v}" for k, v in e["verdicts"].items()) or "nothing the events change"
+        if e["decided_by"] == "card_ruling":
+            why = f"ruling on the card: {', '.join(e['because'])}"
+        elif e["decided_by"] == "general_rule":
+            why = "general rule: retention of " + ", ".join(e["verdicts"])
+        else:
+            why = "general rule: it depends on no information the events change"
+        again = "" if e["again"] is None else f"; its limit {'is gone' if e['again'] else 'stays'}"
+        part = " (pendulum)" if e["part"] == "pendulum" else ""
+        lines.append(f"  {e['effect'] or '-'}{part}: {_WORKS[e['works']]} ({why}); depends on: {kinds}{again}")
+        lines.append(f"      {e['text']}")
+    for rid, r in sorted(answer["rulings"].items(), key=lambda kv: (kv[1]["date"] or "", kv[0]), reverse=True):
+        says = "; ".join(f"{s['effect']} {'can' if s['can'] else 'cannot'} after "
+                         f"{' / '.join(s['events']) or 'a flip'}{' and a flip' if s['flip'] and s['events'] else ''}"
+                         for s in r["says"])
+        lines.append(f"  ruling {rid} {r['date'] or 'undated'} ({r['source']}): {says}")
+        lines.append(f"      {r['text']}")
+    return lines
+
+
+def effect_summaries(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str]) -> list[dict]:
+    """Per effect of the card: ``{"effect", "part", "depends_on", "works":
+    {event: True | False | None}, "decided_by": {event: ...}, "because":
+    {event: [record ids]}}`` after each of the three events alone."""
+    return _summaries({ev: card_answer(con, engine, passcode, names, ev) for ev in EVENT_NAMES})
+
+
+def _summaries(answers: dict[str, dict]) -> list[dict]:
+    out = []
+    for i, e in enumerate(answers[EVENT_NAMES[0]]["effects"]):
+        out.append({"effect": e["effect"], "part": e["part"], "depends_on": e["depends_on"],
+                    "works": {ev: answers[ev]["effects"][i]["works"] for ev in EVENT_NAMES},
+                    "decided_by": {ev: answers[ev]["effects"][i]["decided_by"] for ev in EVENT_NAMES},
+                    "because": {ev: answers[ev]["effects"][i]["because"] for ev in EVENT_NAMES}})
+    return out
+
+
+def table_summaries(engine, passcodes) -> dict[int, list[dict]]:
+    """:func:`effect_summaries` of each of ``passcodes`` the engine's card
+    table holds (the report's card pages; the others depend on nothing)."""
+    out = {}
+    for passcode in passcodes:
+        try:
+            out[passcode] = _summaries({ev: engine.card_answer(passcode, ev) for ev in EVENT_NAMES})
+        except KeyError:
+            continue
+    return out
+
+
+def summary_line(s: dict) -> str:
+    """One line for an effect: ``② (synchro_summoned): face_down works, temp_banish works, flip_face_up works``."""
+    word = {True: "works", False: "fails", None: "unknown"}
+    after = ", ".join(f"{ev} {word[w]}{' (ruling)' if s['decided_by'][ev] == 'card_ruling' else ''}"
+                      for ev, w in s["works"].items())
+    part = " pendulum" if s["part"] == "pendulum" else ""
+    return f"  {s['effect'] or '-'}{part} ({', '.join(s['depends_on']) or 'no dependency'}): {after}"
