@@ -408,10 +408,13 @@ def _ask_card(name: str, events: str, db_path: Path, engine_path: Path, as_json:
     from . import cardask
 
     with closing(queries.connect(db_path)) as con:
-        passcode, names = queries.find_card(con, name)
+        found = queries.find_card(con, name)
+        if found.passcode is None:
+            raise UsageError(f"{name}: Konami id {found.konami_id} has no passcode and no card text in the corpus",
+                             place="NAME")
         engine = load_engine(engine_path)
         try:
-            answer = cardask.card_answer(con, engine, passcode, names, events)
+            answer = cardask.card_answer(con, engine, found.passcode, found.names, events)
         except ValueError as exc:
             raise UsageError(str(exc), place="EVENT") from None
     if as_json:
