@@ -34,17 +34,31 @@ from .records import excerpt
 
 FORMAT = 1
 _CANNOT_NORMAL_SUMMON = re.compile(r"このカードは通常召喚できない|(?:这张|此)卡(?:不能|无法)通常召唤")
-_CANDIDATE_IDS = """
-    SELECT record_id FROM records
-    WHERE status = 'current' AND retired_run IS NULL AND regexp_matches(norm_text, '[①-⑳]')
-      AND record_id IN (SELECT record_id FROM card_mentions WHERE passcode IS NOT NULL)
-    ORDER BY record_id"""
+# One query, ordered (DuckDB streams an ordered result to fetchmany, sorting out of core under the
+# build's 64 MB cap; an unordered one is materialized first): each candidate record with its linked
+# card names (in mention order) and its valid own and heading dates. Reading it in batches of ids
+# scanned the whole records table once a batch: quadratic, hours at 8,000 pages.
 _CANDIDATES = """
-    SELECT record_id, source_id, section_path, text, norm_text FROM records
-    WHERE record_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY record_id"""
-# Candidates are read this many at a time: the build's DuckDB memory cap (64 MB) and the build
-# process's memory hold at any corpus size (all of an 8,000-page corpus's texts at once did not).
-_BATCH = 2000
+    WITH candidate AS (
+        SELECT record_id, source_id, section_path, text, norm_text FROM records
+        WHERE status = 'current' AND retired_run IS NULL AND regexp_matches(norm_text, '[①-⑳]')
+          AND record_id IN (SELECT record_id FROM card_mentions WHERE passcode IS NOT NULL)),
+    names AS (
+        SELECT record_id, list([coalesce(norm_name, ''), coalesce(name, ''), passcode::VARCHAR] ORDER BY ord) AS names
+        FROM card_mentions
+        WHERE passcode IS NOT NULL AND coalesce(kind, 'card') = 'card'
+          AND record_id IN (SELECT record_id FROM candidate)
+        GROUP BY record_id),
+    dates AS (
+        SELECT record_id, list(DISTINCT strftime(date, '%Y-%m-%d') ORDER BY strftime(date, '%Y-%m-%d')) AS dates
+        FROM record_dates
+        WHERE valid AND date IS NOT NULL AND kind IN ('own', 'heading')
+          AND record_id IN (SELECT record_id FROM candidate)
+        GROUP BY record_id)
+    SELECT c.record_id, c.source_id, c.section_path, c.text, c.norm_text, n.names, d.dates
+    FROM candidate c LEFT JOIN names n USING (record_id) LEFT JOIN dates d USING (record_id)
+    ORDER BY c.record_id"""
+_FETCH = 2000  # rows taken from the stream at a time
 
 
 def _restricting_kinds() -> list[str]:
@@ -53,27 +67,13 @@ def _restricting_kinds() -> list[str]:
     return sorted(set(retention_terms()["restricting_kinds"]) | set(card_text_terms()["restricting_kinds"]))
 
 
-def _names(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dict[str, int]]:
-    """Each record's of ``ids`` linked card names, as quoted and normalized -> passcode."""
-    out: dict[str, dict[str, int]] = defaultdict(dict)
-    for rid, name, norm_name, passcode in con.execute(
-            "SELECT record_id, name, norm_name, passcode FROM card_mentions WHERE passcode IS NOT NULL "
-            "AND coalesce(kind, 'card') = 'card' AND record_id IN (SELECT unnest(?::VARCHAR[])) "
-            "ORDER BY record_id, ord", [ids]).fetchall():
+def _linked_names(names: list[list[str]] | None) -> dict[str, int]:
+    """A record's linked card names, as quoted and normalized -> passcode (the first mention of a name wins)."""
+    out: dict[str, int] = {}
+    for norm_name, name, passcode in names or ():
         for n in (norm_name, name):
             if n:
-                out[rid].setdefault(n, passcode)
-    return out
-
-
-def _dates(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, list[str]]:
-    """Each record's of ``ids`` valid dates (its own and its day heading's), ISO, sorted."""
-    out: dict[str, list[str]] = defaultdict(list)
-    for rid, date in con.execute("SELECT record_id, strftime(date, '%Y-%m-%d') FROM record_dates WHERE valid "
-                                 "AND date IS NOT NULL AND kind IN ('own', 'heading') "
-                                 "AND record_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY 1, 2", [ids]).fetchall():
-        if date not in out[rid]:
-            out[rid].append(date)
+                out.setdefault(n, int(passcode))
     return out
 
 
@@ -81,27 +81,22 @@ def effect_rulings(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, list[dict]
     """The rulings of the database on a card's effect after an event:
     ``({passcode: [{"id", "effect", "events", "flip", "can", "date"}]},
     {record id: citation})``, current records only (a struck-through ruling
-    decides nothing); ``date`` the record's latest date (None: undated)."""
+    decides nothing); ``date`` the record's latest date (None: undated).
+    Reads the candidate records as one stream, ``_FETCH`` rows at a time."""
     by_card: dict[int, list[dict]] = defaultdict(list)
     citations: dict[str, dict] = {}
-    ids = [rid for (rid,) in con.execute(_CANDIDATE_IDS).fetchall()]
-    for at in range(0, len(ids), _BATCH):  # in record_id order, as one query would give them
-        batch = ids[at:at + _BATCH]
-        _read_batch(con, batch, _dates(con, batch), _names(con, batch), by_card, citations)
+    result = con.execute(_CANDIDATES)
+    while rows := result.fetchmany(_FETCH):
+        for rid, source, section, text, norm_text, names, dates in rows:
+            dates = dates or []
+            found = read_effect_rulings(norm_text or "", _linked_names(names))
+            for r in found:
+                by_card[r.passcode].append({"id": rid, "effect": r.effect, "events": list(r.events), "flip": r.flip,
+                                            "can": r.can, "date": max(dates, default=None)})
+            if found:
+                citations[rid] = {"source": source, "dates": dates, "section": section or "",
+                                  "text": excerpt(text or "")}
     return by_card, citations
-
-
-def _read_batch(con: duckdb.DuckDBPyConnection, batch: list[str], dates: dict[str, list[str]],
-                names: dict[str, dict[str, int]], by_card: dict[int, list[dict]], citations: dict[str, dict]) -> None:
-    """Read the candidate records ``batch`` into ``by_card`` and ``citations``."""
-    for rid, source, section, text, norm_text in con.execute(_CANDIDATES, [batch]).fetchall():
-        found = read_effect_rulings(norm_text or "", names.get(rid, {}))
-        for r in found:
-            by_card[r.passcode].append({"id": rid, "effect": r.effect, "events": list(r.events), "flip": r.flip,
-                                        "can": r.can, "date": max(dates.get(rid, []), default=None)})
-        if found:
-            citations[rid] = {"source": source, "dates": dates.get(rid, []), "section": section or "",
-                              "text": excerpt(text or "")}
 
 
 def _effects(passcode: int, rows: list[tuple], kinds: dict[tuple, list[str]]) -> list[dict]:
