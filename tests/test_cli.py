@@ -212,7 +212,7 @@ def test_vocabulary_lists_every_identifier_with_its_meaning(engine_module):
     (OSError(28, "No space left on device"), "Error: No space left on device"),
 ], ids=["a file missing", "a file not writable", "no space"])
 def test_a_file_system_error_names_the_file_in_the_systems_words(capsys, error, shown):
-    from pipeline.cli import _exit_codes
+    from pipeline.cli_common import _exit_codes
 
     def command():
         raise error
