@@ -17,22 +17,44 @@ handling and exit codes, options) is :mod:`pipeline.cli_common`.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-# Only what every command needs is imported here and in the command modules: a command
-# imports the rest of the pipeline (scraping, parsing, the report's templates) inside itself,
-# so that `rulings ask`, `card`, `show` and `sql` start about as fast as a Python process
-# that imports DuckDB (the bench's cli_start figures).
-from . import cli_check, cli_read, cli_write
-from .cli_common import _json_error
+# Each command -> (its module in pipeline/, its function). A command line imports only its own
+# command's module (click's lazily loaded subcommands; `--help` loads them all), and each
+# command imports the rest of the pipeline (scraping, parsing, the report's templates) inside
+# itself, so that `rulings ask`, `card`, `show` and `sql` start about as fast as a Python
+# process that imports DuckDB (the bench's cli_start figures).
+COMMANDS = {
+    "ask": ("cli_read", "ask"), "card": ("cli_read", "card"), "changes": ("cli_read", "changes"),
+    "show": ("cli_read", "show"), "sql": ("cli_read", "sql"), "vocabulary": ("cli_read", "vocabulary"),
+    "evaluate": ("cli_check", "evaluate"), "scenario": ("cli_check", "scenario"),
+    "simulators": ("cli_check", "simulators_cmd"),
+    "build": ("cli_write", "build"), "export": ("cli_write", "export_cmd"), "refresh": ("cli_write", "refresh"),
+    "report": ("cli_write", "report"),
+}
 
 
 class _Group(click.Group):
-    """The command group: a command line click refuses (an unknown option, a
-    missing argument) is one JSON object on stderr too when it holds --json,
-    exit code 2 as click gives."""
+    """The command group: its commands (:data:`COMMANDS`) are imported when
+    named (:meth:`get_command`); a command line click refuses (an unknown
+    option, a missing argument) is one JSON object on stderr too when it
+    holds --json, exit code 2 as click gives."""
+
+    def list_commands(self, ctx: click.Context | None) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, name = COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), name), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def all_commands(self) -> dict[str, click.Command]:
+        """Every command by name, each module imported (for tests and docs)."""
+        return {name: self.get_command(None, name) for name in self.list_commands(None)}
 
     def invoke(self, ctx: click.Context):
         protected = vars(ctx).get("_protected_args", vars(ctx).get("protected_args", []))  # click 8.2+ / 8.1
@@ -42,6 +64,8 @@ class _Group(click.Group):
         except click.UsageError as exc:
             if "--json" not in given:
                 raise
+            from .cli_common import _json_error
+
             place = exc.param.get_error_hint(exc.ctx or ctx).strip("'") if getattr(exc, "param", None) else None
             _json_error(exc.format_message(), 2, "UsageError", place)
             sys.exit(2)
@@ -79,12 +103,6 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-
-
-for _command in (cli_write.build, cli_read.ask, cli_read.sql, cli_check.evaluate, cli_check.scenario, cli_read.show,
-                 cli_write.refresh, cli_read.changes, cli_read.vocabulary, cli_read.card, cli_check.simulators_cmd,
-                 cli_write.report, cli_write.export_cmd):
-    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

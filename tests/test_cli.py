@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from conftest import GOLD, make_corpus
 from pipeline.cli import main
 
-COMMANDS = sorted(main.commands)
+COMMANDS = sorted(main.all_commands())
 
 
 def run(*args):
