@@ -24,6 +24,29 @@ def test_every_command_has_help_and_is_documented(command):
     assert f"rulings {command}" in readme
 
 
+@pytest.mark.parametrize("argv, loaded, not_loaded", [
+    (["--version"], [], ["duckdb", "pipeline.cli_common", "pipeline.cli_read", "pipeline.cli_write", "pipeline.cli_check"]),
+    (["sql", "SELECT 42", "--db", "DB"], ["duckdb", "pipeline.cli_read"], ["pipeline.cli_write", "pipeline.cli_check"]),
+    (["scenario", "--help"], ["pipeline.cli_check"], ["pipeline.cli_read", "pipeline.cli_write"]),
+    (["--help"], ["pipeline.cli_read", "pipeline.cli_write", "pipeline.cli_check"], []),
+])
+def test_a_command_line_imports_only_its_commands_module(built, argv, loaded, not_loaded):
+    """cli.COMMANDS: the group imports the module of the command named (all of them for --help)."""
+    import ast
+    import subprocess
+    import sys
+
+    argv = [str(built[1]) if a == "DB" else a for a in argv]
+    code = ("import sys\nfrom pipeline.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint(sorted(sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                         cwd=GOLD.parent.parent)
+    assert out.returncode == 0, out.stderr
+    modules = set(ast.literal_eval(out.stderr.strip().splitlines()[-1]))  # the list printed last
+    assert [m for m in loaded if m not in modules] == [] and [m for m in not_loaded if m in modules] == []
+    assert out.stdout.strip()
+
+
 def test_build_prints_summary_and_writes_outputs(tmp_path):
     corpus = make_corpus(tmp_path / "c", ["seed-000-battle-position", "seed-004-face-down-temp-banish"])
     db, engine = tmp_path / "r.duckdb", tmp_path / "e.py"
