@@ -161,7 +161,8 @@ CLI_COMMANDS = ("ask", "card", "show", "sql")
 
 def cli_start(db: Path, repeats: int) -> dict[str, float]:
     """Milliseconds from process start to exit of ``rulings ask``, ``card``,
-    ``show`` and ``sql`` (one small question each, on the database ``db``)
+    ``show`` and ``sql`` (one small question each, on the database ``db``;
+    ``card`` with the engine beside it, ``ocg_rules.py``, when there is one)
     and of a Python process that only imports duckdb (``duckdb``), each the
     best of ``repeats`` runs taken in turns (a busy moment of the machine
     falls on all of them alike); bytecode cached by a run before."""
@@ -176,10 +177,12 @@ def cli_start(db: Path, repeats: int) -> dict[str, float]:
     finally:
         con.close()
     db_option = ["--db", str(db)]
+    engine = db.parent / "ocg_rules.py"  # the build's engine: `rulings card` prints the card's effects from it
+    engine_option = ["--engine-out", str(engine)] if engine.is_file() else []
     commands = {
         "duckdb": [sys.executable, "-c", "import duckdb"],
         "ask": rulings + ["ask", kind, event] + db_option,
-        "card": rulings + ["card", str(card), "--limit", "5"] + db_option,
+        "card": rulings + ["card", str(card), "--limit", "5"] + db_option + engine_option,
         "show": rulings + ["show", record_id] + db_option,
         "sql": rulings + ["sql", "SELECT verdict FROM rules WHERE info_kind = 'counters'"] + db_option,
     }

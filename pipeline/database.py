@@ -29,11 +29,16 @@ import duckdb
 
 from .errors import LoadError, UsageError
 
-# The oldest DuckDB that opens a build's database: its default storage format (version 69).
-# DuckDB 1.1's format (storage_compatibility_version 'v1.1.0', which 1.x releases read) was tried
-# and left out: under the build's 64 MB memory cap the load of a 500-page corpus ran out of memory,
-# and a copy into that format after the load (COPY FROM DATABASE) did so at 2,000 pages.
-OLDEST_DUCKDB = "2.0"
+# The storage format a build writes its database in (DuckDB's storage_compatibility_version, set
+# only on the connection that creates the file: DuckDB keeps a file's format when it writes to it
+# later, as a refresh or `rulings sql --write` does), and the oldest DuckDB that opens it: DuckDB
+# reads the formats of its own and older releases. 1.4 is the 1.x release with long-term support.
+# Older formats ran out of memory under the build's 64 MB cap: 1.1's and 1.2's in the load of a
+# 500-page corpus; a copy into 1.1's format after the load (COPY FROM DATABASE) at 2,000 pages.
+# 1.4's builds peak as 2.0's own do (bench.child, scaled corpora: 497 / 492 MB at 500 pages,
+# 511 / 502 MB at 2,000, load CPU 42.8 / 50.7 s).
+STORAGE_VERSION = "v1.4.0"
+OLDEST_DUCKDB = "1.4.0"
 # Merged into every connection's config, last: a caller cannot turn them on.
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                "allow_community_extensions": False, "allow_unsigned_extensions": False}

@@ -34,7 +34,7 @@ from .cardtables import insert_card_texts
 from .chinese import name_key, to_simplified
 from .compile import ProceduralRule, Reviewed, Rule, RuleChange
 from .corpus import Source
-from .database import (SCHEMA_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
+from .database import (STORAGE_VERSION, SCHEMA_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
                        open_database, unreadable)
 from .dates import RulingDate
 from .errors import BusyError, LoadError, UsageError
@@ -458,7 +458,8 @@ class DatabaseWriter:
             self._batch = RowBatch(self._workdir)
             # One thread: the build's workers have the other cores. What DuckDB spills goes in the work folder.
             self.con = connect(self.tmp, config={"memory_limit": memory_limit, "threads": 1,
-                                                 "temp_directory": str(self._workdir / "spill")})
+                                                 "temp_directory": str(self._workdir / "spill"),
+                                                 "storage_compatibility_version": STORAGE_VERSION})  # DuckDB 1.4+ opens it
             create_schema(self.con)
             self.con.execute("BEGIN TRANSACTION")
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from conftest import GOLD, make_corpus
 from pipeline.cli import main
 
-COMMANDS = sorted(main.commands)
+COMMANDS = sorted(main.all_commands())
 
 
 def run(*args):
@@ -22,6 +22,29 @@ def test_every_command_has_help_and_is_documented(command):
     assert len(result.output.splitlines()) > 5
     readme = (GOLD.parent.parent / "README.md").read_text(encoding="utf-8")
     assert f"rulings {command}" in readme
+
+
+@pytest.mark.parametrize("argv, loaded, not_loaded", [
+    (["--version"], [], ["duckdb", "pipeline.cli_common", "pipeline.cli_read", "pipeline.cli_write", "pipeline.cli_check"]),
+    (["sql", "SELECT 42", "--db", "DB"], ["duckdb", "pipeline.cli_read"], ["pipeline.cli_write", "pipeline.cli_check"]),
+    (["scenario", "--help"], ["pipeline.cli_check"], ["pipeline.cli_read", "pipeline.cli_write"]),
+    (["--help"], ["pipeline.cli_read", "pipeline.cli_write", "pipeline.cli_check"], []),
+])
+def test_a_command_line_imports_only_its_commands_module(built, argv, loaded, not_loaded):
+    """cli.COMMANDS: the group imports the module of the command named (all of them for --help)."""
+    import ast
+    import subprocess
+    import sys
+
+    argv = [str(built[1]) if a == "DB" else a for a in argv]
+    code = ("import sys\nfrom pipeline.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint(sorted(sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                         cwd=GOLD.parent.parent)
+    assert out.returncode == 0, out.stderr
+    modules = set(ast.literal_eval(out.stderr.strip().splitlines()[-1]))  # the list printed last
+    assert [m for m in loaded if m not in modules] == [] and [m for m in not_loaded if m in modules] == []
+    assert out.stdout.strip()
 
 
 def test_build_prints_summary_and_writes_outputs(tmp_path):
@@ -212,7 +235,7 @@ def test_vocabulary_lists_every_identifier_with_its_meaning(engine_module):
     (OSError(28, "No space left on device"), "Error: No space left on device"),
 ], ids=["a file missing", "a file not writable", "no space"])
 def test_a_file_system_error_names_the_file_in_the_systems_words(capsys, error, shown):
-    from pipeline.cli import _exit_codes
+    from pipeline.cli_common import _exit_codes
 
     def command():
         raise error

@@ -48,7 +48,7 @@ FAILING = {
 
 
 def test_every_json_command_is_listed():
-    with_json = sorted(name for name, command in main.commands.items()
+    with_json = sorted(name for name, command in main.all_commands().items()
                        if any(p.name == "as_json" for p in command.params))
     assert with_json == sorted(FAILING)
 
@@ -99,7 +99,7 @@ def test_the_help_examples_run_where_no_checkout_is(built, tmp_path):
         out = _run(shlex.split(line)[1:], cwd, {"RULINGS_DATA": str(data)})
         assert out.returncode == 0, (line, out.stderr)
         assert out.stdout.strip(), line
-    for name in main.commands:
+    for name in main.all_commands():
         assert not re.search(r"(?m)^\s*rulings .*tests/", CliRunner().invoke(main, [name, "--help"]).stdout), name
 
 

@@ -447,9 +447,9 @@ def test_sql_write_takes_the_lock_and_refuses_while_another_writer_holds_it(stat
         f"{copy}.lock is held); try again later"]
     assert copy.read_bytes() == before
 
-    from pipeline import cli
+    from pipeline import queries
 
-    seen, opened = [], cli.queries.connect
+    seen, opened = [], queries.connect
 
     def connect(*args, **kwargs):  # while sql --write works, is the lock held?
         probe = FileLock(f"{copy}.lock")
@@ -462,7 +462,7 @@ def test_sql_write_takes_the_lock_and_refuses_while_another_writer_holds_it(stat
             seen.append("free")
         return opened(*args, **kwargs)
 
-    monkeypatch.setattr(cli.queries, "connect", connect)
+    monkeypatch.setattr(queries, "connect", connect)
     assert run("sql", statement, "--db", copy, "--write").exit_code == 0
     assert seen == ["held"]
     assert run("sql", "SELECT 1", "--db", copy).exit_code == 0 and seen == ["held", "free"]  # a reader takes none

@@ -360,7 +360,7 @@ def test_error_lines_escape_what_the_user_typed(small):
 def test_every_line_the_cli_prints_goes_through_the_one_function():
     """click.echo is called only by _echo (terminal_safe) and for JSON (json_safe): results on stdout,
     a --json command's error on stderr."""
-    source = (ROOT / "pipeline" / "cli.py").read_text(encoding="utf-8")
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "pipeline").glob("cli*.py")))
     calls = [line.strip() for line in source.splitlines() if "click.echo(" in line]
     assert calls == ["click.echo(terminal_safe(line), err=err)",
                      "click.echo(json_safe(json.dumps(data, ensure_ascii=False, default=str)), err=True)",
