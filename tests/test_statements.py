@@ -88,7 +88,7 @@ def test_evaluate_statements_prints_misses_and_a_score(built):
     data = json.loads(CliRunner().invoke(main, ["evaluate", "--statements", str(GOLD / "statements_public.jsonl"),
                                                 "--db", str(db), "--json"]).output)
     assert data["scored"] == 251 - sum(1 for line in (GOLD / "statements_public.jsonl").open() if '"skip": true' in line)
-    assert data["precision"] >= 0.90  # measured 0.93 (README); recall is still under the goal
+    assert data["precision"] >= 0.90  # measured 0.93 (docs/evaluation.md); recall is still under the goal
     assert data["dates_ok"] == data["dated_units"]  # every unit's own dates are on its records
     assert f"P={data['precision']:.2f}" in last
 
