@@ -259,3 +259,21 @@ def test_the_character_filter_keeps_every_key_a_fuzzy_match_can_reach():
         assert len(kept) < len(index.fuzzy_keys) / 10, query
         reached += bool(every)
     assert reached >= 100  # most queries do reach some key: the comparison is not between empty lists
+
+
+def test_the_candidate_list_suggests_cards_for_the_unlinked_names(built):
+    """corpus/data/card_ruling_candidates.py: the unlinked names most mentioned first, each with
+    near cards to check by hand (a suggestion; the checked table is what links)."""
+    import importlib.util
+
+    from pipeline.corpus import BUNDLED_CORPUS
+
+    spec = importlib.util.spec_from_file_location("card_ruling_candidates",
+                                                  BUNDLED_CORPUS / "data" / "card_ruling_candidates.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.candidates(built[1], 20)
+    assert len(rows) == 20 and [int(r[0]) for r in rows] == sorted((int(r[0]) for r in rows), reverse=True)
+    assert all(len(r) == 7 and r[1] in r[3] for r in rows)  # three candidates; the sample quotes the name
+    tenki = next(r for r in rows if r[1] == "天玑")  # quoted inside 「炎舞-「天玑」」: Fire Formation - Tenki is near
+    assert tenki[4].startswith("10418 ") and "Fire Formation - Tenki" in tenki[4]
