@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test test-slow setup setup-test bench clean
+.PHONY: run test test-slow setup setup-test bench clean card-ruling-candidates
 
 $(BIN)/rulings: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ test-slow: setup-test
 
 bench: setup
 	$(BIN)/python -m bench
+
+# Suggestions for corpus/data/card-ruling-names.tsv (checked by hand before a row goes in): the
+# unlinked card mentions of a build, most frequent first, with the nearest cards' names.
+DB ?= build/rulings.duckdb
+card-ruling-candidates: setup
+	$(BIN)/python corpus/data/card_ruling_candidates.py --db $(DB) --limit 100
 
 clean:
 	rm -rf build engine/ocg_rules.py engine/ocg_rules.json engine/ocg_rules.mjs engine/ocg_rules.d.mts .pytest_cache

@@ -14,14 +14,19 @@ A mention is linked by its exact official name in either Chinese script or
 English, then its exact community name, then by a normalized key
 (:func:`pipeline.chinese.name_key`: Simplified script, NFKC width folding,
 ☆ -> ★, spaces dropped, regional terms folded) of an official, then of a
-community name, then by a loose key (:func:`loose_key`: separators, quotes
-and the particles 之/的/の dropped) of any Chinese or Japanese name, then by
-a ranked fuzzy match (:mod:`rapidfuzz`, :data:`FUZZY_MIN` and
-:data:`FUZZY_MARGIN`). The link says which (``name_source`` official or
-community, ``linked_by`` exact, key, loose or fuzzy). Names that match
-nothing stay unlinked and visible; a key shared by two different cards is
-ambiguous and never used, and so is a fuzzy match another card comes close
-to.
+community name, of a name other cards' texts quote for the card
+(``corpus/data/card-quoted-names.tsv.gz``) or of a name the ruling pages
+write for it (``corpus/data/card-ruling-names.tsv``: hand-checked, see
+:func:`ruling_names`), then by a loose key (:func:`loose_key`: separators,
+quotes and the particles 之/的/の dropped) of any Chinese or Japanese name.
+The link says which (``name_source`` official, community, quoted or
+ruling; ``linked_by`` exact, key or loose). A name quoted with reST link
+markup left in it (```召唤兽 光体`_``) is linked without the markup. Names
+that match nothing stay unlinked and visible; a key shared by two different
+cards is ambiguous and never used. A mention is never linked by a guess:
+the ranked fuzzy match (:meth:`CardIndex.fuzzy`, :mod:`rapidfuzz`,
+:data:`FUZZY_MIN` and :data:`FUZZY_MARGIN`) only suggests names for review
+(``corpus/data/card_ruling_candidates.py``).
 
 An archetype (``「女武神」怪兽``, ``「冰结界」S怪兽``) is no card:
 :meth:`CardIndex.is_archetype` says whether a quoted name starts the names
@@ -46,13 +51,16 @@ from .paths import BUNDLED_CORPUS
 CARD_NAMES = BUNDLED_CORPUS / "data" / "card-names.tsv.gz"
 # Chinese names card texts quote for other cards (corpus/data/make_card_names.py): language zh-quoted
 QUOTED_NAMES = BUNDLED_CORPUS / "data" / "card-quoted-names.tsv.gz"
+# Names the Chinese ruling pages write for a card where no data set has them, each checked by hand: language zh-ruling
+RULING_NAMES = BUNDLED_CORPUS / "data" / "card-ruling-names.tsv"
 
 # the languages of a card's names, in the order cards and reports list them
 NAME_LANGUAGES = ("en", "ja", "zh-CN", "zh-TW", "ko", "zh-community")
 QUOTED = "zh-quoted"  # a name other cards' texts quote for the card: one of its entry's ``also`` names
+RULING = "zh-ruling"  # a name the ruling pages write for the card (card-ruling-names.tsv): an ``also`` name
 OFFICIAL_ZH = ("zh-CN", "zh-TW")
 
-# A fuzzy link (rapidfuzz's normalized Indel similarity of two loose keys, 0-100) needs this score ...
+# A fuzzy suggestion (rapidfuzz's normalized Indel similarity of two loose keys, 0-100) needs this score ...
 FUZZY_MIN = 88.0
 # ... this lead over the best name of any other card ...
 FUZZY_MARGIN = 8.0
@@ -63,6 +71,8 @@ _RUBY = re.compile(r"<rt>.*?</rt>|<rp>.*?</rp>|</?ruby>", re.S)
 # dropped by loose_key: separators, quotes and brackets names write or leave out
 _LOOSE_DROP = re.compile("[·\\-=_:：,，.。!！?？'’‘\"“”「」『』()（）〈〉《》\\[\\]×☆★]")
 _PARTICLES = re.compile("[之的の]")
+# a name quoted with its reST link markup left in it: `召唤兽 光体`_
+_REST_LINK = re.compile(r"`([^`]+)`_{1,2}")
 
 
 def read_names(path: Path) -> list[dict[str, str]]:
@@ -110,20 +120,45 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+def ruling_names(path: Path = RULING_NAMES) -> list[tuple[int, str]]:
+    """(konami_id, name) of the names the Chinese ruling pages write for a
+    card where no name data set has them (the pages' card-database links:
+    「拉比林斯迷宫连环阵」 for Labrynth Barrage, whose community name is
+    白银城的密集攻击), from the tab-separated table at ``path`` (columns
+    ``name``, ``konami_id``, ``en``; ``en`` is for the reader). Each row was
+    checked by hand against the card's Japanese name and the rulings that
+    quote it (corpus/data/SOURCES.md); none is a guess. Empty when the file
+    is missing. ValueError naming the file and line for a row without a
+    name or a numeric Konami id."""
+    if not path.is_file():
+        return []
+    out = []
+    for line, row in enumerate(read_names(path), start=2):
+        kid, name = _int(row.get("konami_id")), (row.get("name") or "").strip()
+        if kid is None or not name:
+            raise ValueError(f"{path}: line {line}: a row needs a name and a numeric konami_id")
+        out.append((kid, name))
+    return out
+
+
 @lru_cache(maxsize=2)
-def card_entries(path: Path = CARD_NAMES, quoted: Path | None = QUOTED_NAMES) -> dict[int, CardEntry]:
+def card_entries(path: Path = CARD_NAMES, quoted: Path | None = QUOTED_NAMES,
+                 ruling: Path | None = RULING_NAMES) -> dict[int, CardEntry]:
     """Every card of the name table at ``path`` by Konami id (rows without
     one left out). The main passcode comes first: the one whose row has a
     community name, else the lowest; the card's names are that row's, a
     language it lacks filled from the other rows; the names other cards'
     texts quote for it (the table at ``quoted``, when there is one) are
-    ``also`` names of language :data:`QUOTED`."""
+    ``also`` names of language :data:`QUOTED`, the names the ruling pages
+    write for it (:func:`ruling_names` of ``ruling``) of language :data:`RULING`."""
     extra: dict[int, list[tuple[str, str]]] = {}
     if quoted is not None and quoted.is_file():
         for row in read_names(quoted):
             kid, name = _int(row.get("konami_id")), (row.get("name") or "").strip()
             if kid is not None and name:
                 extra.setdefault(kid, []).append((QUOTED, name))
+    for kid, name in ruling_names(ruling) if ruling is not None else ():
+        extra.setdefault(kid, []).append((RULING, name))
     rows: dict[int, list[dict[str, str]]] = {}
     for row in read_names(path):
         kid = _int(row.get("konami_id"))
@@ -161,8 +196,8 @@ class Card:
 class CardLink:
     passcode: int | None
     name_en: str | None
-    linked_by: str | None  # exact | key | loose | fuzzy | None
-    name_source: str | None = None  # official | community | quoted (another card's text) | None
+    linked_by: str | None  # exact | key | loose | None
+    name_source: str | None = None  # official | community | quoted (another card's text) | ruling (the pages) | None
     konami_id: int | None = None
 
     @property
@@ -174,8 +209,8 @@ UNLINKED_CARD = CardLink(None, None, None)
 
 
 class CardIndex:
-    """Exact, key, loose-key and fuzzy lookups over the official and
-    community names of every card with a Konami id."""
+    """Exact, key and loose-key lookups over the names of every card with a
+    Konami id, and the fuzzy match that suggests names for review."""
 
     def __init__(self, path: Path = CARD_NAMES):
         self.exact: dict[str, Card | None] = {}
@@ -184,6 +219,7 @@ class CardIndex:
         self.community_key: dict[str, Card | None] = {}
         self.loose: dict[str, Card | None] = {}
         self.quoted: dict[str, Card | None] = {}  # name_key of a name other cards' texts quote
+        self.ruling: dict[str, Card | None] = {}  # name_key of a name the ruling pages write (checked by hand)
         self._links: dict[str, CardLink] = {}  # names repeat across a corpus' rulings
         # Each Chinese name's name_key, kept for card_names' rows (load.card_name_rows): a build
         # makes the index in a helper process, so its name_key cache is not the build process's.
@@ -207,6 +243,8 @@ class CardIndex:
                     self._add(self.community_key, self._zh_key(name), card)
                 elif language == QUOTED:
                     self._add(self.quoted, self._zh_key(name), card)
+                elif language == RULING:
+                    self._add(self.ruling, self._zh_key(name), card)
                 if language.startswith("zh") or language == "ja":
                     self._add(self.loose, loose_key(self._zh_key(name)), card)
         self._sorted_names = sorted(names)  # Simplified names, for archetype prefixes
@@ -266,12 +304,14 @@ class CardIndex:
 
     def link(self, name: str) -> CardLink:
         """The card ``name`` names: its exact official, then community name,
-        then the :func:`~pipeline.chinese.name_key` of either, then the
-        :func:`loose_key` of any Chinese or Japanese name, then a fuzzy
-        match; unlinked when none is known or the match is ambiguous."""
+        then the :func:`~pipeline.chinese.name_key` of either, of a quoted
+        or of a ruling-page name, then the :func:`loose_key` of any Chinese
+        or Japanese name; unlinked when none is known or the match is
+        ambiguous (never a fuzzy guess)."""
         link = self._links.get(name)
         if link is None:
-            link = self._links[name] = self._link(name)
+            bare = _REST_LINK.fullmatch(name)
+            link = self._links[name] = self._link(bare.group(1).strip() if bare else name)
         return link
 
     def _link(self, name: str) -> CardLink:
@@ -283,22 +323,21 @@ class CardIndex:
         if community is not None:
             return _card_link(community, "exact", "community")
         key = name_key(name)
-        for index, source in ((self.by_key, "official"), (self.community_key, "community"), (self.quoted, "quoted")):
+        for index, source in ((self.by_key, "official"), (self.community_key, "community"), (self.quoted, "quoted"),
+                              (self.ruling, "ruling")):
             card = index.get(key)
             if card is not None:
                 return _card_link(card, "key", source)
         loose = loose_key(key)
         card = self.loose.get(loose)
-        if card is not None:
-            return _card_link(card, "loose", None)
-        card = self.fuzzy(loose)
-        return _card_link(card, "fuzzy", None) if card is not None else UNLINKED_CARD
+        return _card_link(card, "loose", None) if card is not None else UNLINKED_CARD
 
     def fuzzy(self, loose: str) -> Card | None:
         """The card whose loose key is nearest ``loose`` (rapidfuzz ratio) when
         it scores at least :data:`FUZZY_MIN` and leads every other card by
         :data:`FUZZY_MARGIN`; None otherwise or for a key shorter than
-        :data:`FUZZY_MIN_LENGTH`."""
+        :data:`FUZZY_MIN_LENGTH`. A suggestion to check by hand
+        (``corpus/data/card_ruling_candidates.py``), never a mention's link."""
         if len(loose) < FUZZY_MIN_LENGTH or loose in self.loose:
             return None
         from rapidfuzz import fuzz, process  # only for a name no key finds

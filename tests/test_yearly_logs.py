@@ -101,7 +101,10 @@ def test_rulings_by_passcode_or_english_name(con):
 
 def test_community_names_link_and_what_remains_is_classified(con):
     total, linked = con.execute("SELECT count(*), count(konami_id) FROM card_mentions WHERE kind = 'card'").fetchone()
-    assert linked / total > 0.85
+    assert linked / total >= 0.97  # issue 37: cards only (archetypes, Tokens and terms apart); 98.5 % on this build
+    # No mention is linked by a guess: every link is an exact name, a key or a loose key of a known name.
+    assert {r[0] for r in con.execute("SELECT DISTINCT linked_by FROM card_mentions WHERE konami_id IS NOT NULL")
+            .fetchall()} == {"exact", "key", "loose"}
     # A community name that differs from the official one links through the community table, and says so.
     assert con.execute("SELECT DISTINCT passcode, name_en, linked_by, name_source FROM card_mentions "
                        "WHERE name = '旋风'").fetchall() == [(5318639, "Mystical Space Typhoon", "exact", "community")]
