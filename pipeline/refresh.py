@@ -49,13 +49,15 @@ from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_data_sour
 from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .generate import engine_paths, engine_rules_hash, engine_tables, render_all, rules_hash, write_engines
-from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, previous_rules,
-                   read_records, read_state, write_refresh)
+from .load import PageUpdate, RefreshData, write_refresh
+from .locks import database_lock, output_paths
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .limits import DEFAULT_LIMITS, PageLimits
 from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now as _now
-from .run import build, default_workers, process_page, read_pages
+from .run import build, process_page
 from .schema import check_all
+from .stored import SnapshotInfo, StoredState, previous_rules, read_records, read_state
+from .workers import default_workers, read_pages
 
 # The stamp of each generated file: the .py module, the .mjs module, the .json data.
 PHASES = ("fetch", "normalize", "extract", "compile", "load", "generate")

@@ -188,7 +188,7 @@ def test_pages_are_handed_out_at_most_a_window_ahead_and_come_back_in_order():
     (at least one: a window of 0 must not lose every page)."""
     from concurrent.futures import Future
 
-    from pipeline import run as run_module
+    from pipeline import workers
 
     for ahead, most in ((3, 3), (1, 1), (0, 1), (50, 10)):
         handed_out, taken, in_flight = [], [], []
@@ -206,7 +206,7 @@ def test_pages_are_handed_out_at_most_a_window_ahead_and_come_back_in_order():
                 done.set_result(f"outcome {job}")
                 return done
 
-        outcomes = list(run_module._in_order(Pool(), list(range(10)), ahead=ahead))
+        outcomes = list(workers._in_order(Pool(), list(range(10)), ahead=ahead))
         assert outcomes == [f"outcome {i}" for i in range(10)] and handed_out == list(range(10))
         assert max(in_flight) == most, ahead
 
