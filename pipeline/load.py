@@ -1,59 +1,48 @@
 """The load stage: every write to the DuckDB database, for a build and a refresh.
 
-The schema is ``schema/ddl.sql``; :func:`columns` reads each table's columns
+Takes what a run made (records, rules, snapshots, its ``runs`` row: a
+:class:`BuildData` or a :class:`RefreshData`); gives rows in the database,
+nothing back (reading is the read side's: :mod:`pipeline.stored`,
+:mod:`pipeline.queries`). The schema is ``schema/ddl.sql``; :func:`columns` reads each table's columns
 from it, and one row builder per table (:func:`record_rows`,
 :func:`rule_rows`, :func:`source_rows`, :func:`snapshot_row`) fills them, checked
-against the DDL (:func:`check_row`). A build writes a new database file next to
+against the DDL (:func:`~pipeline.rowfiles.check_row`; card mentions are
+linked in :mod:`pipeline.cardlinks`). A build writes a new database file next to
 the target (:class:`DatabaseWriter`) and renames it over the target only when
 every table is loaded, so a build killed at any point leaves the previous
 database intact. Rows are loaded in bulk, never row by row: they are written
 as JSON (the build's worker processes make one array per page and table, which
-the build process appends to one file per table and batch, :class:`RowBatch`;
+the build process appends to one file per table and batch, :class:`~pipeline.rowfiles.RowBatch`;
 rows made at the end are streamed as newline-delimited JSON) and read with
 DuckDB's ``read_json`` in one ``INSERT ... SELECT`` per batch of pages, all in one
 transaction on the temporary file; the rename is what makes a build all or
-nothing. A refresh writes in place, in one transaction (:func:`write_refresh`).
+nothing. A refresh writes in place, in one transaction (:class:`RefreshWriter`).
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 
 import duckdb
-import orjson
 
 from .cardlinks import insert_card_names, mention_rows
 from .cardtables import insert_card_texts
-from .compile import ProceduralRule, Rule, RuleChange
+from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .database import SCHEMA_VERSION, build_schema_info, columns, connect
 from .errors import LoadError
 from .locks import merge_leftover_wal, work_prefix
 from .records import Record
+from .review import RuleChange
 from .schema import ddl
 from .simulators import table_rows as simulator_rows
 from .stopping import deferred, remove, temp_path, track, untrack
+from .rowfiles import KEPT, RowBatch, bulk_insert, check_row
 from .stored import SnapshotInfo
-
-# What every error of a build's writing says: nothing of the previous outputs was touched.
-KEPT = "the previous database and engine stay"
-
-
-def check_row(table: str, row: dict) -> None:
-    """Raise LoadError when a row builder's ``row`` has not exactly the
-    columns of ``table`` in ``schema/ddl.sql`` (a column added to the DDL
-    must be filled by its row builder, or it would load as NULL unnoticed)."""
-    expected = columns()[table]
-    if row.keys() != expected.keys():
-        missing = [c for c in expected if c not in row]
-        extra = [c for c in row if c not in expected]
-        raise LoadError(f"rows of table {table} do not match schema/ddl.sql: missing {missing}, unknown {extra}",
-                        place="pipeline/load.py")
-
 
 @dataclass
 class BuildData:
@@ -72,13 +61,6 @@ class BuildData:
 # --------------------------------------------------------------------------- rows
 
 RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements")
-# The longest row: a record holds at most two texts (text, norm_text) of at most
-# 1,000,000 characters (extract's sentence limit), at most 6 bytes each in JSON
-# (a control character is escaped as \u0000). DuckDB's JSON reader keeps a
-# buffer of twice this per thread, so it is not set higher than rows need.
-MAX_ROW_BYTES = 16 * 1024 * 1024
-
-
 def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
                 source_of: dict[str, Source]) -> dict[str, list[dict]]:
     """The rows of :data:`RECORD_TABLES` for ``records``: card mentions
@@ -182,14 +164,6 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
     return rows
 
 
-def json_array(rows: list[dict]) -> bytes:
-    """Rows as one JSON array (UTF-8): the build's workers hand back a
-    page's rows so, and :class:`RowBatch` joins them into a batch's files.
-    One ``orjson.dumps`` of the whole list takes a fifth of the time of one
-    call per row (the call's own cost dominates for rows of a few fields)."""
-    return orjson.dumps(rows, default=str)
-
-
 # --------------------------------------------------------------------------- writing
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -227,120 +201,6 @@ def check_columns(con: duckdb.DuckDBPyConnection, db_path: Path) -> None:
                 raise LoadError(f"{table}.{column} {now}, this version writes {kind}: the database was built by "
                                 "another version; run `rulings build` to rebuild it from the corpus",
                                 place=str(db_path))
-
-
-def write_ndjson(path: Path, rows: Iterable[dict], table: str) -> int:
-    """Write ``rows`` to ``path`` as NDJSON one row at a time (no row list
-    or joined bytes held in memory: the rule citations of a large corpus are
-    hundreds of thousands of rows), checking the first row's columns
-    (:func:`check_row`). Returns the number of rows."""
-    n = 0
-    with open(path, "wb", buffering=1 << 20) as fh:
-        for row in rows:
-            if n == 0:
-                check_row(table, row)
-            fh.write(orjson.dumps(row, default=str, option=orjson.OPT_APPEND_NEWLINE))
-            n += 1
-    return n
-
-
-def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict], workdir: Path,
-                files: Sequence[Path] = ()) -> None:
-    """Insert the row ``files`` (each one JSON array: a batch of pages'
-    rows, :class:`RowBatch`), then ``rows`` (a list or any iterable,
-    streamed to an NDJSON file under ``workdir`` and deleted once read),
-    into ``table``: one ``read_json`` a form."""
-    if files:
-        _read_json_into(con, table, [str(f) for f in files], "array")
-    path = workdir / f"{table}.ndjson"
-    try:
-        if write_ndjson(path, rows, table):  # (workers' rows: checked by record_rows)
-            _read_json_into(con, table, [str(path)], "newline_delimited")
-    finally:
-        path.unlink(missing_ok=True)
-
-
-class RowBatch:
-    """Pages' rows (:func:`json_array`, one array per table and page)
-    appended as they come to one JSON array file per table under a folder,
-    until :meth:`close`. On disk, not in memory: a build's batch is 32 MB of
-    rows. One file a table and batch, not one a page: DuckDB's
-    ``read_json`` costs about a millisecond a file whatever its size, and
-    creating a file about 0.6 ms of CPU on this machine's disk (4,000 files
-    of 1 KB: 3.3 s; on tmpfs 0.4 s)."""
-
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
-        self.files: dict[str, BinaryIO] = {}
-        self.bytes = 0
-
-    def add(self, arrays: dict[str, bytes]) -> None:
-        """Append one page's ``arrays`` (table -> JSON array). Raises
-        LoadError naming the table for bytes that are no JSON array (and
-        then adds none of the page's rows), or when the file cannot be
-        written (a full disk: the build stops, the previous database stays)."""
-        for table, data in arrays.items():
-            if data[:1] != b"[" or data[-1:] != b"]":
-                raise LoadError(f"table {table}: a page's rows are not a JSON array (cut short?)",
-                                place=str(self.folder))
-        for table, data in arrays.items():
-            inner = memoryview(data)[1:-1]
-            if inner:
-                try:
-                    self._append(table, inner)
-                except OSError as exc:
-                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
-                                    place=str(exc.filename or self.folder)) from exc
-                self.bytes += len(inner)
-
-    def _append(self, table: str, inner: memoryview) -> None:
-        fh = self.files.get(table)
-        if fh is None:
-            fh = self.files[table] = open(self.folder / f"{table}.json", "wb")
-            fh.write(b"[")
-        else:
-            fh.write(b",")
-        fh.write(inner)
-
-    def close(self) -> dict[str, Path]:
-        """End each file's array and close it; returns table -> file (the
-        caller deletes them). The batch is empty again, even when a file
-        cannot be written: LoadError then (its files are left in the folder)."""
-        files, self.files, self.bytes = self.files, {}, 0
-        failed = None
-        for table, fh in files.items():
-            try:
-                try:
-                    fh.write(b"]")
-                finally:
-                    fh.close()
-            except OSError as exc:
-                failed = failed or (table, exc)
-        if failed:
-            table, exc = failed
-            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
-                            place=str(exc.filename or self.folder)) from exc
-        return {table: Path(fh.name) for table, fh in files.items()}
-
-    def discard(self) -> None:
-        """Close and delete the files of an unfinished batch; never raises
-        (it runs while an error is on its way)."""
-        files, self.files, self.bytes = self.files, {}, 0
-        for fh in files.values():
-            with suppress(OSError):
-                fh.close()
-            with suppress(OSError):
-                Path(fh.name).unlink(missing_ok=True)
-
-
-def _read_json_into(con: duckdb.DuckDBPyConnection, table: str, paths: list[str], form: str) -> None:
-    """``INSERT INTO table SELECT ... FROM read_json(paths)``, each column
-    read as its DDL type; ``form``: ``array`` or ``newline_delimited``."""
-    types = columns()[table]
-    spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in types.items()) + "}"
-    names = ", ".join(types)
-    con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM read_json(?, format='{form}', "
-                f"columns={spec}, maximum_object_size={MAX_ROW_BYTES})", [paths])
 
 
 class DatabaseWriter:
@@ -400,7 +260,7 @@ class DatabaseWriter:
         self.close()
 
     def add_rows(self, arrays: dict[str, bytes]) -> int:
-        """Add one page's rows (table -> JSON array of :func:`json_array`) to
+        """Add one page's rows (table -> JSON array of :func:`~pipeline.rowfiles.json_array`) to
         the batch that :meth:`insert_batch` loads; returns the batch's size
         in bytes so far."""
         self._batch.add(arrays)
@@ -533,43 +393,78 @@ class RefreshData:
     card_texts: Path | None = None  # a card-texts file the refresh rewrote: its tables are written anew
 
 
-def write_refresh(db_path: Path, data: RefreshData) -> None:
-    """Write ``data`` into the database in place, in ONE transaction: a
-    refresh killed half-way leaves the database as the last completed run
-    left it. Changed pages get their snapshot in force, their source row and
-    their records (ids kept; ``first_seen_run`` kept for records seen
+class RefreshWriter:
+    """``data`` written into the database at ``db_path`` in place, in ONE
+    transaction that :meth:`commit` commits: a refresh killed half-way, or
+    whose engine cannot be staged, leaves the database as the last completed
+    run left it. Changed pages get their snapshot in force, their source row
+    and their records (ids kept; ``first_seen_run`` kept for records seen
     before; vanished ones retired, never deleted) and the change log.
+    :attr:`con` sees the rows before the commit (the engines' card table is
+    made from them). Use as a context manager: leaving it without
+    :meth:`commit` rolls back.
 
     Raises LoadError (the database unchanged) when DuckDB refuses."""
-    try:
-        con = connect(db_path)
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
-                        place=str(db_path)) from None
-    run_id = data.run["run_id"]
-    workdir = temp_path(Path(db_path).parent, work_prefix(db_path, "refresh"))  # tracked before it exists
-    try:
-        con.execute("BEGIN TRANSACTION")
-        create_schema(con)  # tables added since the database was built
-        check_columns(con, db_path)
-        workdir.mkdir()
-        _write_refresh(con, data, workdir)
-        con.execute("COMMIT")
-    except BaseException as exc:
+
+    def __init__(self, db_path: Path, data: RefreshData):
+        self.db_path, self.run_id = Path(db_path), data.run["run_id"]
         try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        if isinstance(exc, (duckdb.Error, OSError)):
-            where = str(exc.filename) if isinstance(exc, OSError) and exc.filename else str(db_path)
-            detail = exc.strerror or exc if isinstance(exc, OSError) else " ".join(str(exc).split())
-            raise LoadError(f"refresh run {run_id} not stored, the database and engine are unchanged: {detail}",
-                            place=where) from exc
-        raise
-    finally:
+            self.con: duckdb.DuckDBPyConnection | None = connect(db_path)
+        except duckdb.Error as exc:
+            raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
+                            place=str(db_path)) from None
+        self._workdir = temp_path(self.db_path.parent, work_prefix(db_path, "refresh"))  # tracked before it exists
+        with self._refused():
+            self.con.execute("BEGIN TRANSACTION")
+            create_schema(self.con)  # tables added since the database was built
+            check_columns(self.con, self.db_path)
+            self._workdir.mkdir()
+            _write_refresh(self.con, data, self._workdir)
+
+    def __enter__(self) -> RefreshWriter:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    @contextmanager
+    def _refused(self) -> Iterator[None]:
+        """Roll back and close on any error; DuckDB's and the system's become
+        LoadError saying that nothing of the run is stored."""
+        try:
+            yield
+        except BaseException as exc:
+            self.close()
+            if isinstance(exc, (duckdb.Error, OSError)):
+                where = str(exc.filename) if isinstance(exc, OSError) and exc.filename else str(self.db_path)
+                detail = exc.strerror or exc if isinstance(exc, OSError) else " ".join(str(exc).split())
+                raise LoadError(f"refresh run {self.run_id} not stored, the database and engine are unchanged: "
+                                f"{detail}", place=where) from exc
+            raise
+
+    def commit(self, then: Callable[[], None] | None = None) -> list[str]:
+        """Commit the transaction, then call ``then`` (the refresh renames
+        its engine there: a stop signal waits for the commit and the
+        renames); returns warnings (none: the database was written in place)."""
+        with self._refused():
+            with deferred():
+                self.con.execute("COMMIT")
+                self.close()
+                if then is not None:
+                    then()
+        return []
+
+    def close(self) -> None:
+        """Roll back what is not committed, close the connection and remove
+        the work folder (idempotent; never raises)."""
         with deferred():
-            con.close()
-            remove(workdir)
+            if self.con is not None:
+                self.con, con = None, self.con
+                with suppress(duckdb.Error):
+                    con.execute("ROLLBACK")  # an error after COMMIT: nothing open, DuckDB refuses quietly
+                with suppress(duckdb.Error):
+                    con.close()
+            remove(self._workdir)
 
 
 def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: Path) -> None:

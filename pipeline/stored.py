@@ -23,10 +23,11 @@ import duckdb
 from .database import ForeignFile, UnusableDatabase, open_database, unreadable
 from .dates import RulingDate
 from .errors import UsageError
+from .queries import build_value
 from .records import CardMention, Record, Statement, section_key
 
 if TYPE_CHECKING:
-    from .compile import Reviewed
+    from .review import Reviewed
 
 
 @dataclass
@@ -62,14 +63,14 @@ def read_state(db_path: Path) -> StoredState:
     try:
         snapshots = _snapshot_infos(con)
         last_run = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
-        row = con.execute("SELECT value FROM build_info WHERE key = 'rules_hash'").fetchone()
+        rules_hash = build_value(con, "rules_hash")
         info = {sid: (url or "", licence or "") for sid, url, licence in
                 con.execute("SELECT source_id, url, licence FROM sources").fetchall()}
     except duckdb.Error as exc:
         raise unreadable(exc, db_path) from None
     finally:
         con.close()
-    return StoredState(snapshots, last_run, row[0] if row else None, info)
+    return StoredState(snapshots, last_run, rules_hash, info)
 
 
 def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
@@ -145,7 +146,7 @@ def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
 def previous_rules(db_path: Path) -> dict[tuple[str, str], Reviewed]:
     """The rules an earlier database holds, as ``(info kind, event) ->
     (verdict, disputed_by, {case id: (verdict, disputed_by)})``: what
-    :func:`pipeline.compile.review` compares a build's or refresh's rules
+    :func:`pipeline.review.review` compares a build's or refresh's rules
     with. Errors of :func:`pipeline.database.open_database`;
     UnusableDatabase when a block cannot be read."""
     con = open_database(db_path)

@@ -17,13 +17,14 @@ from click.testing import CliRunner
 
 from pipeline import cardlinks, load, schema
 from pipeline.cli import main
-from pipeline.compile import ProceduralRule, compile_rules, review
+from pipeline.compile import ProceduralRule, compile_rules
 from pipeline.corpus import load_manifest
 from pipeline.dates import RulingDate
 from pipeline.errors import LoadError
 from pipeline.generate import vocabulary_tables
 from pipeline.load import BuildData
 from pipeline.records import CardMention, Record, Statement
+from pipeline.review import review
 from pipeline.stored import SnapshotInfo
 
 ROOT = Path(__file__).resolve().parent.parent
