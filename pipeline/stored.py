@@ -43,7 +43,6 @@ class SnapshotInfo:
     last_modified: str | None = None
 
 
-
 @dataclass
 class StoredState:
     """What a database holds before a refresh: the snapshot in force per

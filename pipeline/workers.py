@@ -44,7 +44,6 @@ def default_workers(pages: int) -> int:
     return 1 if pages < 4 else max(1, min(cores, pages))
 
 
-
 def read_pages(fn: Callable, jobs: list, workers: int, timeout: float | None = None, deadline: float | None = None,
                failed: Callable | None = None) -> Iterator:
     """``fn(job)`` for each of ``jobs`` (a page each, the source first), in

@@ -35,7 +35,7 @@ from click.testing import CliRunner
 
 from conftest import make_corpus
 from corpus_kit import db_fingerprint
-from pipeline import load
+from pipeline import rowfiles
 from pipeline.cli import main
 from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.errors import CorpusError
@@ -588,7 +588,7 @@ def test_a_full_disk_while_loading_rows_names_the_file(previous, monkeypatch):
     def write_ndjson(path, rows, table):
         raise OSError(errno.ENOSPC, ENOSPC, str(path))
 
-    monkeypatch.setattr(load, "write_ndjson", write_ndjson)
+    monkeypatch.setattr(rowfiles, "write_ndjson", write_ndjson)
     out = build_cli(corpus, db, engine)
     assert out.exit_code == 1
     [line] = out.stderr.splitlines()
