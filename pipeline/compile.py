@@ -1,5 +1,10 @@
 """Stage 3, compile: statements -> the executable rules table.
 
+Takes records with their statements (:class:`~pipeline.records.Record`, the
+slim copies of :func:`for_compile` in a build); gives :class:`Rule` and
+:class:`ProceduralRule` values (reviewed against the stored rules by
+:mod:`pipeline.review`, called from :mod:`pipeline.finish`).
+
 One :class:`Rule` per (information kind, event) of ``schema/vocabulary.json``:
 
 * no statement -> ``unknown`` (the engine says so, never guesses);

@@ -1,5 +1,8 @@
 """Export: every table of the database as Parquet, CSV or JSON Lines files.
 
+Takes a built database (opened through the read side, :func:`pipeline.queries.connect`)
+and a folder; gives the files and an :class:`ExportSummary`.
+
 ``rulings export DIR --format parquet|csv|jsonl`` writes ``DIR/<table>.<ext>``
 for each table of ``schema/ddl.sql`` and ``DIR/export.json`` (format, tables,
 row counts, columns with their DuckDB types, rules hash). DuckDB's own

@@ -3,9 +3,10 @@ ask, each one function returning plain dicts and lists (what an earlier run
 stored, read back for the next build or refresh: :mod:`pipeline.stored`;
 a database measured against gold files: :mod:`pipeline.evaluation`).
 
-Every function takes an open DuckDB connection (:func:`connect`), binds its
-values as parameters, and raises :class:`~pipeline.errors.UsageError` for a
-name the database does not know (with a "did you mean").
+Every function takes an open DuckDB connection (:func:`connect`), binds
+its values as parameters, gives plain values, and raises
+:class:`~pipeline.errors.UsageError` for a name the database does not know
+(with a "did you mean").
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """The scheduled refresh: fetch every fetchable source again and re-process
 only what changed.
 
+Takes a corpus folder and a database a build wrote; gives the database
+updated in place, the engine files when the rules changed, and a
+:class:`RefreshResult` (per-source outcomes, warnings, rule changes).
+
 One run, under the file lock next to the database (``<db>.lock``) that
 builds take too:
 
