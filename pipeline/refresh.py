@@ -455,10 +455,18 @@ def _finish(db_path: Path, engine_out: Path, data: RefreshData, compiled: Compil
 
 
 def _card_table(writer: RefreshWriter) -> str:
-    """The engines' card table (pipeline/cardengine.py) from the refresh's transaction."""
-    from .cardengine import card_table, card_table_text
+    """The engines' card table (pipeline/cardengine.py) from the refresh's
+    transaction; UnusableDatabase naming the file when DuckDB finds a
+    damaged block there (the refresh then stores nothing)."""
+    import duckdb
 
-    return card_table_text(card_table(writer.con))
+    from .cardengine import card_table, card_table_text
+    from .database import unreadable
+
+    try:
+        return card_table_text(card_table(writer.con))
+    except duckdb.Error as exc:
+        raise unreadable(exc, writer.db_path) from None
 
 
 # --------------------------------------------------------------------------- the run's row
