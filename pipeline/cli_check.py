@@ -47,11 +47,13 @@ def evaluate(gold_path: Path | None, statements_paths: tuple[Path, ...], minimum
         raise UsageError("give exactly one of --gold FILE and --statements FILE", place="evaluate")
     if statements_paths:
         return _evaluate_statements(list(statements_paths), db_path, as_json)
-    gold = queries.read_gold(gold_path)
+    from . import evaluation
+
+    gold = evaluation.read_gold(gold_path)
     if minimum is not None and minimum > len(gold):
         raise UsageError(f"--min {minimum} is more than the {len(gold)} rows of {gold_path}", place="evaluate")
     with closing(queries.connect(db_path)) as con:
-        report = queries.compare_verdicts(con, gold)
+        report = evaluation.compare_verdicts(con, gold)
     rows, correct = report["rows"], report["correct"]
     if as_json:
         _echo_json(report)
@@ -74,9 +76,11 @@ def evaluate(gold_path: Path | None, statements_paths: tuple[Path, ...], minimum
 
 
 def _evaluate_statements(paths: list[Path], db_path: Path, as_json: bool) -> None:
-    files = [(str(path), queries.read_statement_gold(path)) for path in paths]
+    from . import evaluation
+
+    files = [(str(path), evaluation.read_statement_gold(path)) for path in paths]
     with closing(queries.connect(db_path)) as con:
-        report = queries.score_statement_files(con, files)
+        report = evaluation.score_statement_files(con, files)
     if as_json:
         _echo_json(report)
         return

@@ -154,7 +154,7 @@ def sql(query: str, db_path: Path, write: bool, as_json: bool, max_rows: int) ->
     queries.require_file(db_path)
     if write:  # the header checked before the lock is taken: no <file>.lock made beside a file of another kind
         from .database import check_header
-        from .load import database_lock
+        from .locks import database_lock
 
         lock = database_lock(check_header(db_path), can_wait=False)
     else:

@@ -7,6 +7,9 @@ may help (a network fault) or not (a malformed page).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 
 class RulingsError(Exception):
     """Base class of every error the project raises on purpose."""
@@ -86,3 +89,18 @@ class SQLError(UsageError):
     a read-only database); ``place`` is ``SQL``."""
 
     stage = "sql"
+
+
+@contextmanager
+def stage_errors(error: type[RulingsError], source_id: str | None = None, place: str | None = None) -> Iterator[None]:
+    """Run one stage's block (on one page, or compile and generate on the
+    whole corpus): an exception no check foresaw (a bug, a page unlike any
+    seen) becomes ``error`` naming the source or place, so one page never
+    stops a run and a compile fault is reported as one. RulingsError passes
+    as it is."""
+    try:
+        yield
+    except RulingsError:
+        raise
+    except Exception as exc:
+        raise error(f"unexpected {type(exc).__name__}: {exc}", source_id=source_id, place=place) from exc

@@ -1,5 +1,8 @@
 """Export: every table of the database as Parquet, CSV or JSON Lines files.
 
+Takes a built database (opened through the read side, :func:`pipeline.queries.connect`)
+and a folder; gives the files and an :class:`ExportSummary`.
+
 ``rulings export DIR --format parquet|csv|jsonl`` writes ``DIR/<table>.<ext>``
 for each table of ``schema/ddl.sql`` and ``DIR/export.json`` (format, tables,
 row counts, columns with their DuckDB types, rules hash). DuckDB's own
@@ -32,7 +35,7 @@ import duckdb
 
 from .database import columns, duckdb_path, is_damage, unreadable
 from .errors import LoadError, UsageError
-from .queries import connect
+from .queries import build_value, connect, row_count
 from .userfiles import read_user_file
 
 FORMATS = {"parquet": ("parquet", "(FORMAT parquet, COMPRESSION zstd)"),
@@ -171,11 +174,10 @@ def export(db_path: Path, out_dir: str, fmt: str = "parquet") -> ExportSummary:
         for table, cols in columns().items():  # connect checked that the database has each one
             con.execute(f"COPY (SELECT * FROM {table} ORDER BY ALL) TO {_literal(staging / f'{table}.{ext}')} "
                         f"{options}")
-            tables[table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            tables[table] = row_count(con, table)
             described[table] = [{"name": c, "type": t} for c, t in cols.items()]
-        row = con.execute("SELECT value FROM build_info WHERE key = 'rules_hash'").fetchone()
+        rules_hash = build_value(con, "rules_hash")
         con.close()
-        rules_hash = row[0] if row else None
         names = [f"{t}.{ext}" for t in tables]
         old = [p.name for p in earlier if p.name not in names]
         _write_text(staging / MANIFEST, _manifest(fmt, rules_hash, tables, described, ext, old))

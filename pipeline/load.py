@@ -1,77 +1,48 @@
 """The load stage: every write to the DuckDB database, for a build and a refresh.
 
-The schema is ``schema/ddl.sql``; :func:`columns` reads each table's columns
+Takes what a run made (records, rules, snapshots, its ``runs`` row: a
+:class:`BuildData` or a :class:`RefreshData`); gives rows in the database,
+nothing back (reading is the read side's: :mod:`pipeline.stored`,
+:mod:`pipeline.queries`). The schema is ``schema/ddl.sql``; :func:`columns` reads each table's columns
 from it, and one row builder per table (:func:`record_rows`,
 :func:`rule_rows`, :func:`source_rows`, :func:`snapshot_row`) fills them, checked
-against the DDL (:func:`check_row`). A build writes a new database file next to
+against the DDL (:func:`~pipeline.rowfiles.check_row`; card mentions are
+linked in :mod:`pipeline.cardlinks`). A build writes a new database file next to
 the target (:class:`DatabaseWriter`) and renames it over the target only when
 every table is loaded, so a build killed at any point leaves the previous
 database intact. Rows are loaded in bulk, never row by row: they are written
 as JSON (the build's worker processes make one array per page and table, which
-the build process appends to one file per table and batch, :class:`RowBatch`;
+the build process appends to one file per table and batch, :class:`~pipeline.rowfiles.RowBatch`;
 rows made at the end are streamed as newline-delimited JSON) and read with
 DuckDB's ``read_json`` in one ``INSERT ... SELECT`` per batch of pages, all in one
 transaction on the temporary file; the rename is what makes a build all or
-nothing. A refresh writes in place, in one transaction (:func:`write_refresh`).
+nothing. A refresh writes in place, in one transaction (:class:`RefreshWriter`).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 
 import duckdb
-import orjson
-from filelock import FileLock, Timeout
 
-from .cards import CardLink, card_entries, card_index, card_name_key, loose_key
+from .cardlinks import insert_card_names, mention_rows
 from .cardtables import insert_card_texts
-from .chinese import name_key, to_simplified
-from .compile import ProceduralRule, Reviewed, Rule, RuleChange
+from .compile import ProceduralRule, Rule
 from .corpus import Source
-from .database import (STORAGE_VERSION, SCHEMA_VERSION, build_schema_info, columns, ForeignFile, UnusableDatabase, connect, duckdb_path, file_problem,
-                       open_database, unreadable)
-from .dates import RulingDate
-from .errors import BusyError, LoadError, UsageError
-from .generate import check_replaceable
-from .records import CardMention, Record, Statement, section_key
+from .database import STORAGE_VERSION, SCHEMA_VERSION, build_schema_info, columns, connect
+from .errors import LoadError
+from .locks import merge_leftover_wal, work_prefix
+from .records import Record
+from .review import RuleChange
 from .schema import ddl
 from .simulators import table_rows as simulator_rows
 from .stopping import deferred, remove, temp_path, track, untrack
-
-# What every error of a build's writing says: nothing of the previous outputs was touched.
-KEPT = "the previous database and engine stay"
-
-
-def check_row(table: str, row: dict) -> None:
-    """Raise LoadError when a row builder's ``row`` has not exactly the
-    columns of ``table`` in ``schema/ddl.sql`` (a column added to the DDL
-    must be filled by its row builder, or it would load as NULL unnoticed)."""
-    expected = columns()[table]
-    if row.keys() != expected.keys():
-        missing = [c for c in expected if c not in row]
-        extra = [c for c in row if c not in expected]
-        raise LoadError(f"rows of table {table} do not match schema/ddl.sql: missing {missing}, unknown {extra}",
-                        place="pipeline/load.py")
-
-
-@dataclass
-class SnapshotInfo:
-    """What is known of a source's snapshot in force."""
-
-    source_id: str
-    content_hash: str
-    size: int
-    fetched_at: str | None = None
-    http_status: int | None = None
-    etag: str | None = None
-    last_modified: str | None = None
-
+from .rowfiles import KEPT, RowBatch, bulk_insert, check_row
+from .stored import SnapshotInfo
 
 @dataclass
 class BuildData:
@@ -89,22 +60,13 @@ class BuildData:
 
 # --------------------------------------------------------------------------- rows
 
-UNLINKED = CardLink(None, None, None)
 RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements")
-# The longest row: a record holds at most two texts (text, norm_text) of at most
-# 1,000,000 characters (extract's sentence limit), at most 6 bytes each in JSON
-# (a control character is escaped as \u0000). DuckDB's JSON reader keeps a
-# buffer of twice this per thread, so it is not set higher than rows need.
-MAX_ROW_BYTES = 16 * 1024 * 1024
-
-
 def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
                 source_of: dict[str, Source]) -> dict[str, list[dict]]:
-    """The rows of :data:`RECORD_TABLES` for ``records``: card mentions are
-    linked to passcodes here (:func:`pipeline.cards.card_index`).
+    """The rows of :data:`RECORD_TABLES` for ``records``: card mentions
+    linked to passcodes by :func:`pipeline.cardlinks.mention_rows`.
     ``snapshot_of`` maps source id -> content hash of its snapshot."""
     rows: dict[str, list[dict]] = {name: [] for name in RECORD_TABLES}
-    cards = card_index()
     for r in records:
         rows["records"].append({
             "record_id": r.id, "source_id": r.source_id, "seq": r.seq, "block": r.block,
@@ -121,14 +83,7 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
                 "record_id": r.id, "ord": i, "raw": d.raw, "date": d.iso, "valid": d.valid,
                 "reason": d.reason or None, "from_heading": d.start < 0, "kind": d.kind, "faq_id": fid,
                 "faq_url": url})
-        source = source_of.get(r.source_id)
-        for i, c in enumerate(r.cards):
-            link = cards.link(c.name) if c.kind == "card" else UNLINKED
-            norm = c.norm_name or (to_simplified(c.name, source.script, source.region) if source else c.name)
-            rows["card_mentions"].append({
-                "record_id": r.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": name_key(norm, "Hans"),
-                "url": c.url, "passcode": link.passcode, "name_en": link.name_en, "linked_by": link.linked_by,
-                "name_source": link.name_source, "kind": c.kind, "quote": c.quote, "konami_id": link.konami_id})
+        rows["card_mentions"] += mention_rows(r, source_of.get(r.source_id))
         for st in r.statements:
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
@@ -191,48 +146,6 @@ def _fact_text(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-@lru_cache(maxsize=1)
-def card_name_rows() -> tuple[tuple[int | None, int, str, str, str, str], ...]:
-    """Rows of ``card_names`` (passcode, konami_id, language, name,
-    name_key, loose_key): every name of every card of ``corpus/data/card-names.tsv.gz``
-    (:func:`pipeline.cards.card_entries`), once per passcode of the card
-    (passcode None for a card without one), with its key
-    (:func:`pipeline.cards.card_name_key`; a Chinese name's as the card
-    index computed it). About 90,000 rows: computed once per process."""
-    zh_keys = card_index().zh_keys  # made with the index, in a build's helper process (1 s of OpenCC)
-
-    def key(language: str, name: str) -> str:
-        known = zh_keys.get(name) if language.startswith("zh") else None
-        return known if known is not None else card_name_key(language, name)
-
-    rows = []
-    for kid, entry in sorted(card_entries().items()):
-        names = sorted(set(entry.names.items()) | set(entry.also))
-        for passcode in sorted(entry.passcodes) or [None]:
-            rows += [(passcode, kid, language, name, k, loose_key(k))
-                     for language, name in names for k in (key(language, name),)]
-    return tuple(rows)
-
-
-def insert_card_names(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill ``card_names`` from :func:`card_name_rows`, handed to DuckDB as
-    NumPy columns (a replacement scan: 0.1 s, where NDJSON took 0.8 s; a
-    missing passcode goes as -1 and is stored as NULL)."""
-    import numpy as np  # only a build's final commit needs it
-
-    rows = card_name_rows()
-    columns_ = {"passcode": np.array([-1 if r[0] is None else r[0] for r in rows], dtype=np.int32),
-                "konami_id": np.array([r[1] for r in rows], dtype=np.int32)}
-    for i, name in enumerate(("language", "name", "name_key", "loose_key"), start=2):
-        columns_[name] = np.array([r[i] for r in rows], dtype=object)
-    con.register("card_name_columns", columns_)
-    try:
-        con.execute("INSERT INTO card_names SELECT nullif(passcode, -1), konami_id, language, name, name_key, loose_key "
-                    "FROM card_name_columns")
-    finally:
-        con.unregister("card_name_columns")
-
-
 def _rows(data: BuildData) -> dict[str, list[dict]]:
     """Every table's rows for a build (record rows included when
     ``data.records`` holds any); :func:`bulk_insert` checks each table's
@@ -249,14 +162,6 @@ def _rows(data: BuildData) -> dict[str, list[dict]]:
             **build_schema_info()}
     rows["build_info"] = [{"key": k, "value": v} for k, v in sorted(info.items())]
     return rows
-
-
-def json_array(rows: list[dict]) -> bytes:
-    """Rows as one JSON array (UTF-8): the build's workers hand back a
-    page's rows so, and :class:`RowBatch` joins them into a batch's files.
-    One ``orjson.dumps`` of the whole list takes a fifth of the time of one
-    call per row (the call's own cost dominates for rows of a few fields)."""
-    return orjson.dumps(rows, default=str)
 
 
 # --------------------------------------------------------------------------- writing
@@ -296,120 +201,6 @@ def check_columns(con: duckdb.DuckDBPyConnection, db_path: Path) -> None:
                 raise LoadError(f"{table}.{column} {now}, this version writes {kind}: the database was built by "
                                 "another version; run `rulings build` to rebuild it from the corpus",
                                 place=str(db_path))
-
-
-def write_ndjson(path: Path, rows: Iterable[dict], table: str) -> int:
-    """Write ``rows`` to ``path`` as NDJSON one row at a time (no row list
-    or joined bytes held in memory: the rule citations of a large corpus are
-    hundreds of thousands of rows), checking the first row's columns
-    (:func:`check_row`). Returns the number of rows."""
-    n = 0
-    with open(path, "wb", buffering=1 << 20) as fh:
-        for row in rows:
-            if n == 0:
-                check_row(table, row)
-            fh.write(orjson.dumps(row, default=str, option=orjson.OPT_APPEND_NEWLINE))
-            n += 1
-    return n
-
-
-def bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict], workdir: Path,
-                files: Sequence[Path] = ()) -> None:
-    """Insert the row ``files`` (each one JSON array: a batch of pages'
-    rows, :class:`RowBatch`), then ``rows`` (a list or any iterable,
-    streamed to an NDJSON file under ``workdir`` and deleted once read),
-    into ``table``: one ``read_json`` a form."""
-    if files:
-        _read_json_into(con, table, [str(f) for f in files], "array")
-    path = workdir / f"{table}.ndjson"
-    try:
-        if write_ndjson(path, rows, table):  # (workers' rows: checked by record_rows)
-            _read_json_into(con, table, [str(path)], "newline_delimited")
-    finally:
-        path.unlink(missing_ok=True)
-
-
-class RowBatch:
-    """Pages' rows (:func:`json_array`, one array per table and page)
-    appended as they come to one JSON array file per table under a folder,
-    until :meth:`close`. On disk, not in memory: a build's batch is 32 MB of
-    rows. One file a table and batch, not one a page: DuckDB's
-    ``read_json`` costs about a millisecond a file whatever its size, and
-    creating a file about 0.6 ms of CPU on this machine's disk (4,000 files
-    of 1 KB: 3.3 s; on tmpfs 0.4 s)."""
-
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
-        self.files: dict[str, BinaryIO] = {}
-        self.bytes = 0
-
-    def add(self, arrays: dict[str, bytes]) -> None:
-        """Append one page's ``arrays`` (table -> JSON array). Raises
-        LoadError naming the table for bytes that are no JSON array (and
-        then adds none of the page's rows), or when the file cannot be
-        written (a full disk: the build stops, the previous database stays)."""
-        for table, data in arrays.items():
-            if data[:1] != b"[" or data[-1:] != b"]":
-                raise LoadError(f"table {table}: a page's rows are not a JSON array (cut short?)",
-                                place=str(self.folder))
-        for table, data in arrays.items():
-            inner = memoryview(data)[1:-1]
-            if inner:
-                try:
-                    self._append(table, inner)
-                except OSError as exc:
-                    raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
-                                    place=str(exc.filename or self.folder)) from exc
-                self.bytes += len(inner)
-
-    def _append(self, table: str, inner: memoryview) -> None:
-        fh = self.files.get(table)
-        if fh is None:
-            fh = self.files[table] = open(self.folder / f"{table}.json", "wb")
-            fh.write(b"[")
-        else:
-            fh.write(b",")
-        fh.write(inner)
-
-    def close(self) -> dict[str, Path]:
-        """End each file's array and close it; returns table -> file (the
-        caller deletes them). The batch is empty again, even when a file
-        cannot be written: LoadError then (its files are left in the folder)."""
-        files, self.files, self.bytes = self.files, {}, 0
-        failed = None
-        for table, fh in files.items():
-            try:
-                try:
-                    fh.write(b"]")
-                finally:
-                    fh.close()
-            except OSError as exc:
-                failed = failed or (table, exc)
-        if failed:
-            table, exc = failed
-            raise LoadError(f"table {table}: cannot write the batch of rows: {exc.strerror or exc}; {KEPT}",
-                            place=str(exc.filename or self.folder)) from exc
-        return {table: Path(fh.name) for table, fh in files.items()}
-
-    def discard(self) -> None:
-        """Close and delete the files of an unfinished batch; never raises
-        (it runs while an error is on its way)."""
-        files, self.files, self.bytes = self.files, {}, 0
-        for fh in files.values():
-            with suppress(OSError):
-                fh.close()
-            with suppress(OSError):
-                Path(fh.name).unlink(missing_ok=True)
-
-
-def _read_json_into(con: duckdb.DuckDBPyConnection, table: str, paths: list[str], form: str) -> None:
-    """``INSERT INTO table SELECT ... FROM read_json(paths)``, each column
-    read as its DDL type; ``form``: ``array`` or ``newline_delimited``."""
-    types = columns()[table]
-    spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in types.items()) + "}"
-    names = ", ".join(types)
-    con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM read_json(?, format='{form}', "
-                f"columns={spec}, maximum_object_size={MAX_ROW_BYTES})", [paths])
 
 
 class DatabaseWriter:
@@ -470,7 +261,7 @@ class DatabaseWriter:
         self.close()
 
     def add_rows(self, arrays: dict[str, bytes]) -> int:
-        """Add one page's rows (table -> JSON array of :func:`json_array`) to
+        """Add one page's rows (table -> JSON array of :func:`~pipeline.rowfiles.json_array`) to
         the batch that :meth:`insert_batch` loads; returns the batch's size
         in bytes so far."""
         self._batch.add(arrays)
@@ -569,122 +360,6 @@ def _write_error(what: str, exc: BaseException, path: Path) -> LoadError:
     return LoadError(f"{what}: {detail}; {KEPT}", place=str(path))
 
 
-# --------------------------------------------------------------------------- the output files
-
-SIDE_FILES = (".wal", ".lock")
-
-
-def output_paths(db_path: Path, engine_out: Path) -> tuple[Path, Path]:
-    """The database and engine paths with symlinks resolved (a symlinked
-    ``--db`` writes its target, and the lock is the target's); UsageError
-    when the two outputs, or one and the other's WAL or lock, are one file,
-    when ``--db`` is a file but no DuckDB database, or when an engine file
-    there is not one the generator wrote (:func:`~pipeline.generate.check_replaceable`)."""
-    duckdb_path(db_path)  # UsageError for a path DuckDB would read as another
-    try:
-        db, engine = Path(db_path).resolve(), Path(engine_out).resolve()
-    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
-        raise UsageError(f"an output path cannot be resolved: {exc}", place="--db / --engine-out") from None
-    taken = {db: "--db"} | {Path(f"{db}{side}"): f"--db's {side[1:]} file" for side in SIDE_FILES}
-    if engine in taken:
-        raise UsageError(f"{engine_out} is the same file as {taken[engine]} ({engine}); give the engine and the "
-                         "database different paths", place="--engine-out")
-    if db.is_dir() or engine.is_dir():
-        folder = db if db.is_dir() else engine
-        raise UsageError(f"{folder} is a folder; give a file path", place="--db" if folder == db else "--engine-out")
-    for path, option in ((db, "--db"), (engine, "--engine-out")):
-        if path.exists() and not path.is_file():  # a device, a FIFO, a socket: the build would replace it
-            raise UsageError(f"{path} is not a regular file; give a file path", place=option)
-    if db.is_file() and db.stat().st_size and not _is_duckdb_file(db):
-        raise UsageError(f"{db} exists and is not a DuckDB database; the build would replace it (give another path "
-                         "or remove the file)", place="--db")
-    check_replaceable(engine)
-    return db, engine
-
-
-def _is_duckdb_file(path: Path) -> bool:
-    """Whether ``path`` starts with DuckDB's file header (:func:`pipeline.database.file_problem`)."""
-    try:
-        return file_problem(path) is None
-    except OSError:
-        return True  # unreadable: the build's own error names it
-
-
-@contextmanager
-def database_lock(db_path: Path, wait: bool = False, can_wait: bool = True) -> Iterator[None]:
-    """Hold ``<db>.lock``, the lock every writer of ``db_path`` takes (a
-    build, a refresh, ``rulings sql --write``; give the resolved path, as
-    :func:`output_paths` does, so that a symlink and its target share one
-    lock). BusyError when another holds it, unless ``wait``: then wait for it
-    (``can_wait``: the command has a ``--wait`` to name in the error)."""
-    lock = FileLock(f"{db_path}.lock")
-    try:
-        lock.acquire(timeout=-1 if wait else 0)
-    except Timeout:
-        raise BusyError(f"a refresh or build is running on {db_path} (or a `rulings sql --write`: lock "
-                        f"{lock.lock_file} is held); try again later" + (" or pass --wait" if can_wait else ""),
-                        place=str(db_path)) from None
-    try:
-        yield
-    finally:
-        lock.release()
-
-
-def merge_leftover_wal(db_path: Path) -> str | None:
-    """A write-ahead log left beside ``db_path`` by a writer killed after
-    its COMMIT holds committed data: merge it into the database (DuckDB
-    replays it on open; CHECKPOINT writes it in). One that cannot be merged
-    is moved aside to ``<db>.wal.stale`` so the database opens, and the
-    returned warning says so; None when there was no WAL."""
-    wal = Path(f"{db_path}.wal")
-    if not wal.exists():
-        return None
-    try:
-        con = connect(db_path)
-        try:
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-    except duckdb.Error as exc:
-        stale = Path(f"{db_path}.wal.stale")
-        os.replace(wal, stale)
-        return f"{db_path}: a write-ahead log left by a killed run could not be merged ({exc}); moved to {stale}"
-    if wal.exists():  # DuckDB removes it on a clean close; it must not outlive the merge
-        wal.unlink()
-    return f"{db_path}: merged the write-ahead log a killed run left"
-
-
-# The work folders of builds and refreshes ("build": row files of versions before 2026-12-01, still cleaned).
-WORK_KINDS = ("build", "load", "refresh")
-
-
-def work_prefix(db_path: Path, kind: str) -> str:
-    """The name prefix of a working folder that a ``kind`` (one of
-    :data:`WORK_KINDS`) of run of ``db_path`` makes beside it: named after
-    the database, so that cleaning one database's leftovers never touches
-    the folders of a run on another database in the same folder."""
-    return f".{Path(db_path).name}.{kind}-"
-
-
-def clean_leftovers(db_path: Path) -> list[str]:
-    """Remove what killed builds and refreshes of ``db_path`` left in its
-    folder (temporary databases, their WALs, row and load folders). Call it
-    holding :func:`database_lock`: nothing of a running build is there then.
-    Returns the removed paths."""
-    folder = Path(db_path).parent
-    removed = []
-    patterns = (f".{Path(db_path).name}.*.tmp", f".{Path(db_path).name}.*.tmp.wal",
-                *(work_prefix(db_path, kind) + "*" for kind in WORK_KINDS))
-    for pattern in patterns:
-        for path in folder.glob(pattern):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
-            removed.append(str(path))
-    return removed
-
-
 # --------------------------------------------------------------------------- a refresh, in place
 
 @dataclass
@@ -719,43 +394,78 @@ class RefreshData:
     card_texts: Path | None = None  # a card-texts file the refresh rewrote: its tables are written anew
 
 
-def write_refresh(db_path: Path, data: RefreshData) -> None:
-    """Write ``data`` into the database in place, in ONE transaction: a
-    refresh killed half-way leaves the database as the last completed run
-    left it. Changed pages get their snapshot in force, their source row and
-    their records (ids kept; ``first_seen_run`` kept for records seen
+class RefreshWriter:
+    """``data`` written into the database at ``db_path`` in place, in ONE
+    transaction that :meth:`commit` commits: a refresh killed half-way, or
+    whose engine cannot be staged, leaves the database as the last completed
+    run left it. Changed pages get their snapshot in force, their source row
+    and their records (ids kept; ``first_seen_run`` kept for records seen
     before; vanished ones retired, never deleted) and the change log.
+    :attr:`con` sees the rows before the commit (the engines' card table is
+    made from them). Use as a context manager: leaving it without
+    :meth:`commit` rolls back.
 
     Raises LoadError (the database unchanged) when DuckDB refuses."""
-    try:
-        con = connect(db_path)
-    except duckdb.Error as exc:
-        raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
-                        place=str(db_path)) from None
-    run_id = data.run["run_id"]
-    workdir = temp_path(Path(db_path).parent, work_prefix(db_path, "refresh"))  # tracked before it exists
-    try:
-        con.execute("BEGIN TRANSACTION")
-        create_schema(con)  # tables added since the database was built
-        check_columns(con, db_path)
-        workdir.mkdir()
-        _write_refresh(con, data, workdir)
-        con.execute("COMMIT")
-    except BaseException as exc:
+
+    def __init__(self, db_path: Path, data: RefreshData):
+        self.db_path, self.run_id = Path(db_path), data.run["run_id"]
         try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        if isinstance(exc, (duckdb.Error, OSError)):
-            where = str(exc.filename) if isinstance(exc, OSError) and exc.filename else str(db_path)
-            detail = exc.strerror or exc if isinstance(exc, OSError) else " ".join(str(exc).split())
-            raise LoadError(f"refresh run {run_id} not stored, the database and engine are unchanged: {detail}",
-                            place=where) from exc
-        raise
-    finally:
+            self.con: duckdb.DuckDBPyConnection | None = connect(db_path)
+        except duckdb.Error as exc:
+            raise LoadError(f"cannot open the database for writing (in use by another program?): {exc}",
+                            place=str(db_path)) from None
+        self._workdir = temp_path(self.db_path.parent, work_prefix(db_path, "refresh"))  # tracked before it exists
+        with self._refused():
+            self.con.execute("BEGIN TRANSACTION")
+            create_schema(self.con)  # tables added since the database was built
+            check_columns(self.con, self.db_path)
+            self._workdir.mkdir()
+            _write_refresh(self.con, data, self._workdir)
+
+    def __enter__(self) -> RefreshWriter:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    @contextmanager
+    def _refused(self) -> Iterator[None]:
+        """Roll back and close on any error; DuckDB's and the system's become
+        LoadError saying that nothing of the run is stored."""
+        try:
+            yield
+        except BaseException as exc:
+            self.close()
+            if isinstance(exc, (duckdb.Error, OSError)):
+                where = str(exc.filename) if isinstance(exc, OSError) and exc.filename else str(self.db_path)
+                detail = exc.strerror or exc if isinstance(exc, OSError) else " ".join(str(exc).split())
+                raise LoadError(f"refresh run {self.run_id} not stored, the database and engine are unchanged: "
+                                f"{detail}", place=where) from exc
+            raise
+
+    def commit(self, then: Callable[[], None] | None = None) -> list[str]:
+        """Commit the transaction, then call ``then`` (the refresh renames
+        its engine there: a stop signal waits for the commit and the
+        renames); returns warnings (none: the database was written in place)."""
+        with self._refused():
+            with deferred():
+                self.con.execute("COMMIT")
+                self.close()
+                if then is not None:
+                    then()
+        return []
+
+    def close(self) -> None:
+        """Roll back what is not committed, close the connection and remove
+        the work folder (idempotent; never raises)."""
         with deferred():
-            con.close()
-            remove(workdir)
+            if self.con is not None:
+                self.con, con = None, self.con
+                with suppress(duckdb.Error):
+                    con.execute("ROLLBACK")  # an error after COMMIT: nothing open, DuckDB refuses quietly
+                with suppress(duckdb.Error):
+                    con.close()
+            remove(self._workdir)
 
 
 def _write_refresh(con: duckdb.DuckDBPyConnection, data: RefreshData, workdir: Path) -> None:
@@ -810,219 +520,3 @@ def _page_update_rows(con: duckdb.DuckDBPyConnection, updates: list[PageUpdate],
                               for u in updates for change in ("added", "changed", "retired")
                               for rid in getattr(u, change)]
     return rows
-
-
-# --------------------------------------------------------------------------- reading back
-
-@dataclass
-class StoredState:
-    """What a database holds before a refresh: the snapshot in force per
-    source, the last run id, the rules hash, and each source's (URL, licence)."""
-
-    snapshots: dict[str, SnapshotInfo]
-    last_run: int
-    rules_hash: str | None
-    source_info: dict[str, tuple[str, str]]
-
-
-def read_state(db_path: Path) -> StoredState:
-    """The :class:`StoredState` of ``db_path``; LoadError (UsageError for a
-    file that is no rulings database) when it cannot be opened or read, or is
-    of another schema (:func:`pipeline.database.open_database`)."""
-    con = open_database(db_path)
-    try:
-        snapshots = _snapshot_infos(con)
-        last_run = con.execute("SELECT coalesce(max(run_id), 0) FROM runs").fetchone()[0]
-        row = con.execute("SELECT value FROM build_info WHERE key = 'rules_hash'").fetchone()
-        info = {sid: (url or "", licence or "") for sid, url, licence in
-                con.execute("SELECT source_id, url, licence FROM sources").fetchall()}
-    except duckdb.Error as exc:
-        raise unreadable(exc, db_path) from None
-    finally:
-        con.close()
-    return StoredState(snapshots, last_run, row[0] if row else None, info)
-
-
-def _snapshot_infos(con: duckdb.DuckDBPyConnection) -> dict[str, SnapshotInfo]:
-    rows = con.execute("SELECT source_id, content_hash, bytes, fetched_at, http_status, etag, last_modified "
-                       "FROM snapshots WHERE in_force").fetchall()
-    return {r[0]: SnapshotInfo(r[0], r[1], r[2], str(r[3]) if r[3] else None, r[4], r[5], r[6]) for r in rows}
-
-
-
-@dataclass
-class PreviousBuild:
-    """The database a build replaces, as far as the build may use it:
-    ``path`` (None: there is none, or it is not used), the shrink guard's
-    ``counts`` (:func:`previous_counts`) and ``sections``
-    (:func:`previous_section_statements`), its ``rules`` to review the
-    build's against (:func:`previous_rules`), and the ``warning`` saying
-    why it is not used."""
-
-    path: Path | None = None
-    counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    warning: str | None = None
-    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # :func:`previous_section_statements`
-    rules: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # :func:`previous_rules`
-
-
-def previous_build(db_path: Path) -> PreviousBuild:
-    """What a build may read of the database it replaces at ``db_path``
-    (the shrink guard's counts, a failed page's records). Nothing when there
-    is none (no file, an empty one); nothing and a warning for one that is
-    damaged, of another schema or in use: it is never trusted, the build
-    goes on without it and replaces it. UsageError for a DuckDB database
-    that rulings did not write (its tables are someone's data)."""
-    if not Path(db_path).is_file() or Path(db_path).stat().st_size == 0:
-        return PreviousBuild()
-    try:
-        counts, sections = previous_counts(db_path), previous_section_statements(db_path)
-        rules = previous_rules(db_path)
-    except ForeignFile as exc:
-        raise UsageError(f"{db_path} {exc.problem}; the build would replace it (give another path or remove the "
-                         "file)", place="--db") from None
-    except UnusableDatabase as exc:
-        return PreviousBuild(warning=f"{db_path}: the previous database is not used ({exc.problem}): no failing "
-                                     "page keeps earlier records and no page is checked against it for shrinking")
-    return PreviousBuild(Path(db_path), counts, sections=sections, rules=rules)
-
-
-def previous_counts(db_path: Path) -> dict[str, dict[str, int]]:
-    """Per source of an earlier database: its current ``records``,
-    ``statements``, ``dated_records`` and ``card_mentions`` (the shrink
-    guard compares a page with them). Errors of
-    :func:`pipeline.database.open_database`; UnusableDatabase when a block
-    cannot be read."""
-    con = open_database(db_path)
-    try:
-        rows = con.execute("""
-            WITH current AS (SELECT record_id, source_id FROM records WHERE retired_run IS NULL),
-                 per_record AS (
-                     SELECT c.source_id,
-                            (SELECT count(*) FROM statements s WHERE s.record_id = c.record_id) AS statements,
-                            c.record_id IN (SELECT record_id FROM record_dates
-                                            WHERE valid AND kind <> 'reference') AS dated,
-                            (SELECT count(*) FROM card_mentions m WHERE m.record_id = c.record_id) AS cards
-                     FROM current c)
-            SELECT source_id, count(*), sum(statements), count(*) FILTER (WHERE dated), sum(cards)
-            FROM per_record GROUP BY source_id""").fetchall()
-    except duckdb.Error as exc:
-        raise unreadable(exc, db_path) from None
-    finally:
-        con.close()
-    return {sid: {"records": n, "statements": s, "dated_records": d, "card_mentions": m}
-            for sid, n, s, d, m in rows}
-
-
-def previous_rules(db_path: Path) -> dict[tuple[str, str], Reviewed]:
-    """The rules an earlier database holds, as ``(info kind, event) ->
-    (verdict, disputed_by, {case id: (verdict, disputed_by)})``: what
-    :func:`pipeline.compile.review` compares a build's or refresh's rules
-    with. Errors of :func:`pipeline.database.open_database`;
-    UnusableDatabase when a block cannot be read."""
-    con = open_database(db_path)
-    try:
-        rows = con.execute("SELECT info_kind, event, verdict, disputed_by, cases FROM rules").fetchall()
-    except duckdb.Error as exc:
-        raise unreadable(exc, db_path) from None
-    finally:
-        con.close()
-    return {(kind, event): (verdict, tuple(disputed or ()),
-                            {c["case_id"]: (c["verdict"], tuple(c["disputed_by"] or ())) for c in cases or ()})
-            for kind, event, verdict, disputed, cases in rows}
-
-
-def previous_section_statements(db_path: Path) -> dict[str, dict[str, int]]:
-    """Per source of an earlier database: the statements of its current
-    records per section (:func:`pipeline.records.section_key` of
-    ``records.section_path`` -> count, sections with statements only), what
-    the per-section shrink guard compares a page with. Errors of
-    :func:`pipeline.database.open_database`; UnusableDatabase when a block
-    cannot be read."""
-    con = open_database(db_path)
-    try:
-        rows = con.execute("""
-            SELECT r.source_id, coalesce(r.section_path, ''), count(*)
-            FROM records r JOIN statements s USING (record_id)
-            WHERE r.retired_run IS NULL GROUP BY ALL""").fetchall()
-    except duckdb.Error as exc:
-        raise unreadable(exc, db_path) from None
-    finally:
-        con.close()
-    sections: dict[str, dict[str, int]] = {}
-    for sid, path, n in rows:
-        per_source = sections.setdefault(sid, {})
-        key = section_key(path)
-        per_source[key] = per_source.get(key, 0) + n
-    return sections
-
-
-def read_snapshot_infos(db_path: Path) -> dict[str, SnapshotInfo]:
-    """The snapshot in force for each source in an earlier database;
-    errors of :func:`pipeline.database.open_database`."""
-    con = open_database(db_path)
-    try:
-        return _snapshot_infos(con)
-    finally:
-        con.close()
-
-
-def read_records(db_path: Path, source_ids: list[str] | None = None, include_retired: bool = False) -> list[Record]:
-    """Records stored by an earlier run, with their dates, cards and statements,
-    as :class:`~pipeline.records.Record` objects (text offsets of dates and cards
-    are not stored: ``start`` is 0, or -1 for a yearly log's heading date).
-
-    Used to keep a page's earlier records when the page fails now, and to
-    recompile rules from unchanged pages without re-extracting them.
-    Errors of :func:`pipeline.database.open_database`.
-    """
-    con = open_database(db_path)
-    try:
-        where, params = [], []
-        if source_ids is not None:
-            where.append("source_id IN (SELECT unnest(?))")
-            params.append(list(source_ids))
-        if not include_retired:
-            where.append("retired_run IS NULL")
-        sql = ("SELECT record_id, source_id, seq, block, section_path, role, channel, status, text, norm_text, "
-               "withdrawn, parent_id, cells FROM records" + (" WHERE " + " AND ".join(where) if where else "")
-               + " ORDER BY source_id, seq")
-        records = {}
-        for (rid, sid, seq, block, section, role, channel, status, text, norm, withdrawn,
-             parent_id, cells) in con.execute(sql, params).fetchall():
-            records[rid] = Record(rid, sid, seq, block, tuple(section.split(" / ")) if section else (), role,
-                                  channel or "", status, text, norm, withdrawn=withdrawn or "",
-                                  parent_id=parent_id or "", cells=list(cells or []))
-        if not records:
-            return []
-        ids = list(records)
-        for rid, raw, date, valid, reason, from_heading, kind, fid, url in con.execute(
-                "SELECT record_id, raw, date, valid, reason, from_heading, kind, faq_id, faq_url FROM record_dates "
-                "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
-            start = -1 if from_heading else 0
-            rec = records[rid]
-            rec.dates.append(RulingDate(raw, start, start, date.isoformat() if date else None, valid, reason or "",
-                                        kind or "own"))
-            rec.date_from_heading = rec.date_from_heading or bool(from_heading)
-            if fid:
-                rec.faq.append((raw, fid, url))
-        for rid, name, url, norm_name, kind, quote in con.execute(
-                "SELECT record_id, name, url, norm_name, kind, quote FROM card_mentions "
-                "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id, ord", [ids]).fetchall():
-            records[rid].cards.append(CardMention(name, 0, 0, url, norm_name or "", kind or "card", quote or "「」"))
-        for rid, kind, event, verdict, condition, basis, principle, dates, reading, effect, passcode in con.execute(
-                "SELECT record_id, info_kind, event, verdict, condition, basis, principle_id, dates, reading, effect, "
-                "passcode FROM statements WHERE record_id IN (SELECT unnest(?))", [ids]).fetchall():
-            records[rid].statements.append(Statement(kind, event, verdict, condition or "", basis, principle or "",
-                                                     tuple(d.isoformat() for d in dates or ()), reading or "",
-                                                     effect or "", passcode))
-        for rule_id, record_ids in con.execute("SELECT rule_id, record_ids FROM procedural_rules").fetchall():
-            for rid in record_ids:
-                if rid in records:
-                    records[rid].procedural.append(rule_id)
-        for rec in records.values():
-            rec.statements.sort(key=lambda s: (s.basis, s.info_kind, s.event, s.verdict, s.condition, s.principle_id,
-                                               s.dates))
-        return list(records.values())
-    finally:
-        con.close()

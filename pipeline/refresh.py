@@ -1,6 +1,10 @@
 """The scheduled refresh: fetch every fetchable source again and re-process
 only what changed.
 
+Takes a corpus folder and a database a build wrote; gives the database
+updated in place, the engine files when the rules changed, and a
+:class:`RefreshResult` (per-source outcomes, warnings, rule changes).
+
 One run, under the file lock next to the database (``<db>.lock``) that
 builds take too:
 
@@ -19,16 +23,20 @@ builds take too:
    non-retired record (unchanged sources are read back from DuckDB, not
    re-extracted) and the engine module is regenerated;
 5. everything is written in place in ONE DuckDB transaction together with a
-   ``runs`` row (tried, unchanged, changed, failed, per-source details), so a
-   refresh killed half-way leaves the database as the last completed run left
-   it; the engine is written after the commit (temporary file + rename) and a
-   later run regenerates it if its rules hash does not match the database.
+   ``runs`` row (tried, unchanged, changed, failed, per-source details), and
+   the run finishes as a build does (:mod:`pipeline.finish`: the engine
+   staged before the commit, renamed right after it), so a refresh killed
+   half-way leaves the database and engine as the last completed run left
+   them; a later run regenerates the engine if its rules hash does not match
+   the database.
 
 A source that fails (DNS, timeout, HTTP error, truncated or oversized body,
-robots.txt refusal, malformed page, a page that would lose most of its
-records) is recorded in the run's details and skipped: its last good
-snapshot stays in force. When no database exists yet, the run first builds
-one from the bundled pages (``rulings build``), then refreshes it.
+robots.txt refusal, malformed page) is recorded in the run's details and
+skipped: its last good snapshot stays in force. A page that shrinks is not
+taken, as in a build (:mod:`pipeline.finish`): its stored records stay, a
+warning names it, the source counts as unchanged. When no database exists
+yet, the run first builds one from the bundled pages (``rulings build``),
+then refreshes it.
 
 Heavy modules (spaCy, OpenCC) are imported only when a page changed, so a
 refresh that finds nothing new costs little more than its HTTP requests.
@@ -43,19 +51,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .compile import RuleChange, cite_once, compile_procedural, compile_rules, other_rulesets, review
 from .cardrefresh import refresh_data_sources
 from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_data_sources, load_manifest, store_snapshot
-from .errors import CorpusError, ExtractError, FetchError, RulingsError, UsageError
+from .errors import CorpusError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
-from .generate import engine_paths, engine_rules_hash, engine_tables, render_all, rules_hash, write_engines
-from .load import (PageUpdate, RefreshData, SnapshotInfo, StoredState, database_lock, output_paths, previous_rules,
-                   read_records, read_state, write_refresh)
-from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .finish import STORED, Compiled, compile_all, finish, kept_warning, shrunk, timer
+from .generate import engine_paths, engine_rules_hash
 from .limits import DEFAULT_LIMITS, PageLimits
-from .records import Record, page_counts, section_shrinkage, section_statements, shrinkage, utc_now as _now
-from .run import build, default_workers, process_page, read_pages
+from .load import PageUpdate, RefreshData, RefreshWriter
+from .locks import database_lock, output_paths
+from .paths import DEFAULT_DB, DEFAULT_ENGINE
+from .records import Record, page_counts, section_statements, utc_now as _now
+from .review import RuleChange
+from .run import build, process_page
 from .schema import check_all
+from .stored import SnapshotInfo, StoredState, previous_rules, read_records, read_state
+from .workers import default_workers, read_pages
 
 # The stamp of each generated file: the .py module, the .mjs module, the .json data.
 PHASES = ("fetch", "normalize", "extract", "compile", "load", "generate")
@@ -184,8 +195,9 @@ def refresh(corpus_dir: Path = BUNDLED_CORPUS, db_path: Path = DEFAULT_DB, engin
     sources' URLs (all fetchable sources, or ``source_ids``).
 
     ``max_shrink``: a changed page with fewer records than ``1 - max_shrink``
-    of its stored ones (or none) is refused as malformed: a markup change is
-    likelier than a mass withdrawal of rulings. 1.0 accepts any page. (A page
+    of its stored ones (or none) is not taken, its stored records stay, with
+    a warning (:func:`pipeline.finish.shrunk`: the rule of a build): a markup
+    change is likelier than a mass withdrawal of rulings. 1.0 accepts any page. (A page
     whose headings were renamed keeps its size: its records are retired and
     added again under their new section paths.) ``limits``: what one page
     may cost (:class:`~pipeline.limits.PageLimits`); the changed pages are
@@ -257,27 +269,18 @@ def _refresh_locked(corpus_dir: Path, db_path: Path, engine_out: Path, source_id
         result.outcomes.append(SourceOutcome(sid, outcome, reason))))
     result.timings["fetch"] += time.perf_counter() - t0
 
-    updates, bad_snapshots, compiled = [], [], None
+    updates, bad_snapshots = [], []
     if candidates:
         updates, bad_snapshots = _process(candidates, db_path, state, config, result, max_shrink, limits, deadline)
-        if any(u.diff for u in updates):
-            compiled = _compile(db_path, sources, state, updates, result)
-            result.recompiled = True
-            result.rule_changes = review(previous_rules(db_path), compiled.rules)
-    result.rules_hash = compiled.rules_hash if compiled else (state.rules_hash or "")
+    compiled = _compile(db_path, engine_out, sources, state, updates, result)
     result.ended_at = _now()
-
-    t1 = time.perf_counter()
-    write_refresh(db_path, RefreshData(
+    data = RefreshData(
         _run_row(result), [u.page_update() for u in updates],
         [_snapshot_info(source.id, digest, fetched) for source, fetched, digest in bad_snapshots], validator_updates,
-        compiled.rules if compiled else None, compiled.procedural if compiled else [],
-        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if compiled else {}, result.rule_changes,
-        card_texts))
-    t2 = time.perf_counter()
-    result.timings["load"] += t2 - t1
-    _ensure_engine(db_path, engine_out, sources, state, result, compiled)
-    result.timings["generate"] += time.perf_counter() - t2
+        compiled.rules if result.recompiled else None, compiled.procedural if result.recompiled else [],
+        {"rules_hash": compiled.rules_hash, "refreshed_at": _now()} if result.recompiled else {},
+        result.rule_changes, card_texts)
+    _finish(db_path, engine_out, data, compiled, result)
     return result
 
 
@@ -331,11 +334,12 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
              max_shrink: float, limits: PageLimits = DEFAULT_LIMITS,
              deadline: float | None = None) -> tuple[list[_Update], list[tuple]]:
     """Normalize, extract and diff the changed pages, read in worker
-    processes (:func:`pipeline.run.read_pages`: each within
+    processes (:func:`pipeline.workers.read_pages`: each within
     ``limits.timeout`` seconds, all by ``deadline``). A page that fails, is
-    over a limit, is not read by the deadline, or would lose too many
-    records turns its outcome to failed; so does an unexpected error, since
-    one odd page must not stop an unattended run."""
+    over a limit or is not read by the deadline turns its outcome to
+    failed; so does an unexpected error, since
+    one odd page must not stop an unattended run. A page that shrinks
+    (:func:`pipeline.finish.shrunk`) keeps its stored records, with a warning."""
     outcome_of = {o.source_id: o for o in result.outcomes}
     old_by_source: dict[str, list] = {}
     for r in read_records(db_path, [s.id for s, _, _ in candidates]):
@@ -352,13 +356,20 @@ def _process(candidates, db_path: Path, state: StoredState, config: FetchConfig,
         try:
             if error:
                 raise _Failed(error)
-            _check_losses(source, old, page.records, max_shrink)
+            why = shrunk(page_counts(old), page_counts(page.records), section_statements(old),
+                         section_statements(page.records), max_shrink, STORED)
             diff = diff_records(old, page.records)
         except Exception as exc:  # noqa: BLE001 (see the docstring)
             message = (str(exc) if isinstance(exc, (RulingsError, _Failed))
                        else f"unexpected {type(exc).__name__}: {exc}")
             outcome.outcome = "failed"
             outcome.reason = _kept(f"page {digest[:12]} refused: {message}", state.snapshots.get(source.id))
+            bad.append((source, fetched, digest))
+            continue
+        if why:  # the rule of a build (pipeline.finish): the stored records stay, a warning names the page
+            outcome.outcome = "unchanged"
+            outcome.reason = _kept(f"page {digest[:12]} not taken: {why}", state.snapshots.get(source.id))
+            result.warnings.append(kept_warning(source.id, len(old), why, STORED))
             bad.append((source, fetched, digest))
             continue
         result.warnings.extend(page.warnings)
@@ -390,79 +401,72 @@ class _Failed(Exception):
     """A page's error line, made where the page was given up."""
 
 
-def _check_losses(source: Source, old: list[Record], new: list[Record], max_shrink: float) -> None:
-    """Refuse a page that lost all its records, statements, dated rulings or
-    card mentions, or more than ``max_shrink`` of them, or that split into
-    many more records (:func:`pipeline.records.shrinkage`), or one of whose
-    sections lost more than ``max_shrink`` of its statements or is gone
-    (:func:`pipeline.records.section_shrinkage`)."""
-    change = shrinkage(page_counts(old), page_counts(new), max_shrink)
-    if change:
-        verb = "shrank" if change.fewer else "grew"
-        raise ExtractError(f"page {verb} from {change.before} to {change.after} {change.label}, "
-                           f"{change.bound(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
-                           source_id=source.id, place="whole page")
-    lost = section_shrinkage(section_statements(old), section_statements(new), max_shrink)
-    if lost:
-        raise ExtractError(f"page gives {lost.describe(max_shrink)} (markup changed? --max-shrink 1 accepts it)",
-                           source_id=source.id, place=f"section {lost.section}")
-
-
 # --------------------------------------------------------------------------- compile
 
-@dataclass
-class _Compiled:
-    rules: list
-    procedural: list
-    tables: dict
-    rules_hash: str
-
-
-def _compile(db_path: Path, sources: list[Source], state: StoredState, updates: list[_Update],
-             result: RefreshResult) -> _Compiled:
-    """Rules and engine tables from every non-retired record: the updated
-    pages' new records, the others read back from the database."""
-    t0 = time.perf_counter()
+def _compile(db_path: Path, engine_out: Path, sources: list[Source], state: StoredState, updates: list[_Update],
+             result: RefreshResult) -> Compiled | None:
+    """Rules and engine tables (:func:`pipeline.finish.compile_all`) from
+    every non-retired record, the updated pages' new records and the others
+    read back from the database: when a record changed (``result.recompiled``:
+    the rules are stored anew), or when the engine module on disk is missing
+    or does not match the database (e.g. a run killed after its commit: the
+    engine alone is written). None when neither."""
+    result.recompiled = any(u.diff for u in updates)
+    result.rules_hash = state.rules_hash or ""
+    if not result.recompiled and result.rules_hash and all(
+            engine_rules_hash(p) == result.rules_hash for p in engine_paths(engine_out).values()):
+        return None
     updated = {u.source.id for u in updates}
     others = sorted(set(state.source_info) - updated)
     records = read_records(db_path, others) + [r for u in updates for r in u.records]
     order = {s.id: i for i, s in enumerate(sources)}
     records.sort(key=lambda r: (order.get(r.source_id, len(order)), r.source_id, r.seq))  # build's order
-    records, frozen = cite_once(records, sources)
-    rules, procedural = compile_rules(records, frozen, other_rulesets(sources)), compile_procedural(records)
     info = dict(state.source_info)
     info.update({s.id: (s.url, s.licence) for s in sources})
-    tables = engine_tables(rules, procedural, records, info)
-    result.timings["compile"] += time.perf_counter() - t0
-    return _Compiled(rules, procedural, tables, rules_hash(tables))
+    compiled = compile_all(records, sources, previous_rules(db_path) if result.recompiled else {}, info,
+                           clock=timer(result.timings))
+    if result.recompiled:
+        result.rule_changes, result.rules_hash = compiled.changes, compiled.rules_hash
+    elif compiled.rules_hash != result.rules_hash:
+        result.warnings.append("the rules compiled from the stored records differ from the database's rules "
+                               "(the pipeline changed since the last build?); run `rulings build`")
+    return compiled
 
 
-def _card_table(db_path: Path) -> str:
-    """The engines' card table (pipeline/cardengine.py) from the database the refresh committed."""
-    from contextlib import closing
+def _finish(db_path: Path, engine_out: Path, data: RefreshData, compiled: Compiled | None,
+            result: RefreshResult) -> None:
+    """Write the run in one transaction and, when there is an engine to
+    write, finish as a build does (:func:`pipeline.finish.finish`: the
+    card table from the transaction, the engine staged, the database
+    committed, the engine renamed)."""
+    clock = timer(result.timings)
+    with clock("load"):
+        writer = RefreshWriter(db_path, data)
+    with writer:
+        if compiled is None:
+            with clock("load"):
+                writer.commit()
+            return
+        finish(compiled, engine_out, lambda: _card_table(writer), writer.commit,
+               kept=f"refresh run {result.run_id} not stored, the database and engine are unchanged",
+               kept_after=f"refresh run {result.run_id} is stored in the database, the previous engine file stays "
+                          "(the next refresh writes it again)", clock=clock)
+    result.engine_written = True
+
+
+def _card_table(writer: RefreshWriter) -> str:
+    """The engines' card table (pipeline/cardengine.py) from the refresh's
+    transaction; UnusableDatabase naming the file when DuckDB finds a
+    damaged block there (the refresh then stores nothing)."""
+    import duckdb
 
     from .cardengine import card_table, card_table_text
-    from .database import open_database
+    from .database import unreadable
 
-    with closing(open_database(db_path, read_only=True)) as con:
-        return card_table_text(card_table(con))
-
-
-def _ensure_engine(db_path: Path, engine_out: Path, sources: list[Source], state: StoredState, result: RefreshResult,
-                   compiled: _Compiled | None) -> None:
-    """Write the engine when the rules changed, or when the module on disk is
-    missing or does not match the database (e.g. a run killed after its commit)."""
-    if compiled is None:
-        if result.rules_hash and all(engine_rules_hash(p) == result.rules_hash for p in engine_paths(engine_out).values()):
-            return
-        compiled = _compile(db_path, sources, state, [], result)
-        if compiled.rules_hash != result.rules_hash:
-            result.warnings.append("the rules compiled from the stored records differ from the database's rules "
-                                   "(the pipeline changed since the last build?); run `rulings build`")
-    write_engines(engine_out, render_all(compiled.tables, compiled.rules_hash, _card_table(db_path)),
-                  kept=f"refresh run {result.run_id} is stored in the database, the previous engine file stays (the "
-                       "next refresh writes it again)")
-    result.engine_written = True
+    try:
+        return card_table_text(card_table(writer.con))
+    except duckdb.Error as exc:
+        raise unreadable(exc, writer.db_path) from None
 
 
 # --------------------------------------------------------------------------- the run's row

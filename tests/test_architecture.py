@@ -15,15 +15,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline import load, schema
+from pipeline import cardlinks, load, schema
 from pipeline.cli import main
-from pipeline.compile import ProceduralRule, compile_rules, review
+from pipeline.compile import ProceduralRule, compile_rules
 from pipeline.corpus import load_manifest
 from pipeline.dates import RulingDate
 from pipeline.errors import LoadError
 from pipeline.generate import vocabulary_tables
-from pipeline.load import BuildData, SnapshotInfo
+from pipeline.load import BuildData
 from pipeline.records import CardMention, Record, Statement
+from pipeline.review import review
+from pipeline.stored import SnapshotInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "engine" / "runtime.py"
@@ -294,8 +296,8 @@ def test_card_names_hold_every_name_with_the_key_card_mentions_use():
 
     con = duckdb.connect()
     load.create_schema(con)
-    load.insert_card_names(con)
-    assert con.execute("SELECT count(*) FROM card_names").fetchone()[0] == len(load.card_name_rows()) > 80000
+    cardlinks.insert_card_names(con)
+    assert con.execute("SELECT count(*) FROM card_names").fetchone()[0] == len(cardlinks.card_name_rows()) > 80000
     assert con.execute("SELECT DISTINCT passcode FROM card_names WHERE name_key = ?",
                        [name_key("月之書")]).fetchall() == [(14087893,)]
     assert con.execute("SELECT name_key FROM card_names WHERE passcode = 14087893 AND language = 'zh-TW'"
@@ -305,7 +307,7 @@ def test_card_names_hold_every_name_with_the_key_card_mentions_use():
 def test_card_name_rows_key_each_name_as_card_name_key_does():
     from pipeline.cards import card_loose_key, card_name_key
 
-    rows = load.card_name_rows()  # (passcode, konami_id, language, name, name_key, loose_key)
+    rows = cardlinks.card_name_rows()  # (passcode, konami_id, language, name, name_key, loose_key)
     assert sum(1 for r in rows if r[2].startswith("zh")) > 30000
     assert [r[4] for r in rows] == [card_name_key(r[2], r[3]) for r in rows]
     assert [r[5] for r in rows] == [card_loose_key(r[2], r[3]) for r in rows]

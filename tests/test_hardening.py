@@ -21,7 +21,7 @@ from conftest import GOLD, make_corpus
 from corpus_kit import db_fingerprint
 from pipeline.cli import main
 from pipeline.corpus import Source
-from pipeline.load import clean_leftovers
+from pipeline.locks import clean_leftovers
 from pipeline.records import LayoutChange, shrinkage
 from pipeline.run import build, process_page
 

@@ -385,7 +385,7 @@ def test_information_an_effect_gave_that_is_not_a_summon_has_a_kind_of_its_own()
 
 
 def test_the_scorer_counts_a_candidate_kind_once_the_vocabulary_has_it():
-    from pipeline.queries import _triples
+    from pipeline.evaluation import _triples
     gold = [{"info_kind": "other:effect_count", "event": "face_down", "verdict": "lost"},
             {"info_kind": "other:not_a_kind_yet", "event": "face_down", "verdict": "lost"}]
     assert _triples(gold, info_kinds()) == {("effect_count", "face_down", "lost")}

@@ -157,12 +157,12 @@ def _index_tables(index) -> tuple:
 def test_the_card_index_is_built_beside_spacy_or_here_when_the_helper_dies(monkeypatch, helper):
     import multiprocessing
 
-    from pipeline import cards
+    from pipeline import cards, workers
 
     expected = _index_tables(cards.CardIndex())
     monkeypatch.setattr(cards, "_index", None)
     if helper == "dies":
-        monkeypatch.setattr(run_module, "CardIndex", _helper_dies)
-    run_module._warm_up(multiprocessing.get_context("fork"))
+        monkeypatch.setattr(workers, "CardIndex", _helper_dies)
+    workers._warm_up(multiprocessing.get_context("fork"))
     assert cards.card_index_built()
     assert _index_tables(cards.card_index()) == expected

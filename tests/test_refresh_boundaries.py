@@ -35,7 +35,7 @@ from click.testing import CliRunner
 
 from conftest import make_corpus
 from corpus_kit import db_fingerprint
-from pipeline import load
+from pipeline import rowfiles
 from pipeline.cli import main
 from pipeline.corpus import BUNDLED_CORPUS
 from pipeline.errors import CorpusError
@@ -588,7 +588,7 @@ def test_a_full_disk_while_loading_rows_names_the_file(previous, monkeypatch):
     def write_ndjson(path, rows, table):
         raise OSError(errno.ENOSPC, ENOSPC, str(path))
 
-    monkeypatch.setattr(load, "write_ndjson", write_ndjson)
+    monkeypatch.setattr(rowfiles, "write_ndjson", write_ndjson)
     out = build_cli(corpus, db, engine)
     assert out.exit_code == 1
     [line] = out.stderr.splitlines()
@@ -632,7 +632,8 @@ def test_a_full_disk_while_storing_a_snapshot_names_it(fetched_env, site, monkey
     assert sorted(p.name for p in folder.iterdir()) == [f"{hashlib.sha256(page_bytes(FACE_DOWN)).hexdigest()}.html"]
 
 
-def test_a_full_disk_while_a_refresh_writes_the_engine_says_the_run_is_stored(fetched_env, site, monkeypatch):
+def test_a_full_disk_while_a_refresh_writes_the_engine_stores_nothing(fetched_env, site, monkeypatch):
+    """A refresh stages its engine before it commits, as a build does (pipeline.finish)."""
     site.pages[PATH[FACE_DOWN]] = site_page_edited(FACE_DOWN)
     module = fetched_env.engine.read_bytes()
     runs = len(fetched_env.sql("SELECT run_id FROM runs"))
@@ -640,9 +641,10 @@ def test_a_full_disk_while_a_refresh_writes_the_engine_says_the_run_is_stored(fe
     out = fetched_env.cli()
     assert out.exit_code == 1
     assert messages(out) == [f"Error: [generate] {fetched_env.engine.with_suffix('.json')}: cannot write the "
-                                       f"engine file: {ENOSPC}; refresh run {runs + 1} is stored in the database, "
-                                       "the previous engine file stays (the next refresh writes it again)"]
+                                       f"engine file: {ENOSPC}; refresh run {runs + 1} not stored, the database and "
+                                       "engine are unchanged"]
     assert fetched_env.engine.read_bytes() == module and temp_files(fetched_env.db.parent) == []
+    assert len(fetched_env.sql("SELECT run_id FROM runs")) == runs
     monkeypatch.undo()
     assert fetched_env.refresh().engine_written and fetched_env.engine.read_bytes() != module
 

@@ -19,7 +19,8 @@ from click.testing import CliRunner
 from corpus_kit import PageSpec, write_corpus
 from pipeline import compile as compile_
 from pipeline.cli import main
-from pipeline.compile import case_of, compile_rules, review
+from pipeline.compile import case_of, compile_rules
+from pipeline.review import review
 from pipeline.dates import RulingDate
 from pipeline.records import Record, Statement
 from pipeline.run import build

@@ -11,7 +11,8 @@ import pytest
 from pipeline.compile import Citation, ProceduralRule, Rule, for_compile, ruling_key
 from pipeline.errors import LoadError
 from pipeline.generate import MAX_CITED, engine_tables
-from pipeline.load import check_unique_records, create_schema, write_ndjson
+from pipeline.load import check_unique_records, create_schema
+from pipeline.rowfiles import write_ndjson
 from pipeline.records import EXCERPT_CHARS, Record, Statement, excerpt
 
 
@@ -88,7 +89,8 @@ def test_a_batch_of_page_rows_and_streamed_rows_load_the_same_values(tmp_path):
     build, a refresh), load the same values, whatever the text holds:
     quotes, backslashes, line breaks, NULLs, lists; no file of them is left
     once loaded."""
-    from pipeline.load import DatabaseWriter, bulk_insert, columns, json_array
+    from pipeline.load import DatabaseWriter, columns
+    from pipeline.rowfiles import bulk_insert, json_array
 
     def row(i: int, text: str, cells) -> dict:
         return {**dict.fromkeys(columns()["records"]), "record_id": f"r{i}", "source_id": "s", "seq": i,
@@ -114,7 +116,7 @@ def test_a_batch_of_page_rows_and_streamed_rows_load_the_same_values(tmp_path):
 
 
 def test_page_rows_that_are_no_json_array_are_named_and_none_of_the_page_is_added(tmp_path):
-    from pipeline.load import RowBatch, json_array
+    from pipeline.rowfiles import RowBatch, json_array
 
     good = json_array([{"key": "k", "value": "v"}])
     batch = RowBatch(tmp_path)
@@ -133,7 +135,7 @@ def test_page_rows_that_are_no_json_array_are_named_and_none_of_the_page_is_adde
 
 
 def test_a_batch_that_cannot_be_written_stops_with_a_load_error(tmp_path):
-    from pipeline.load import RowBatch, json_array
+    from pipeline.rowfiles import RowBatch, json_array
 
     batch = RowBatch(tmp_path / "gone")  # the folder was removed: open() fails as on a full disk
     with pytest.raises(LoadError, match=r"table records: cannot write the batch of rows: No such file") as err:
@@ -155,7 +157,7 @@ class _FullDisk:
 
 
 def test_a_batch_that_cannot_be_closed_is_a_load_error_and_empty_again(tmp_path):
-    from pipeline.load import RowBatch, json_array
+    from pipeline.rowfiles import RowBatch, json_array
 
     batch = RowBatch(tmp_path)
     batch.add({"build_info": json_array([{"key": "k", "value": "v"}])})
@@ -169,7 +171,8 @@ def test_a_batch_that_cannot_be_closed_is_a_load_error_and_empty_again(tmp_path)
 
 
 def test_a_writer_whose_batch_cannot_be_written_leaves_nothing_on_disk(tmp_path):
-    from pipeline.load import DatabaseWriter, json_array
+    from pipeline.load import DatabaseWriter
+    from pipeline.rowfiles import json_array
 
     writer = DatabaseWriter(tmp_path / "r.duckdb")
     writer.add_rows({"build_info": json_array([{"key": "k", "value": "v"}])})
@@ -188,7 +191,7 @@ def test_pages_are_handed_out_at_most_a_window_ahead_and_come_back_in_order():
     (at least one: a window of 0 must not lose every page)."""
     from concurrent.futures import Future
 
-    from pipeline import run as run_module
+    from pipeline import workers
 
     for ahead, most in ((3, 3), (1, 1), (0, 1), (50, 10)):
         handed_out, taken, in_flight = [], [], []
@@ -206,7 +209,7 @@ def test_pages_are_handed_out_at_most_a_window_ahead_and_come_back_in_order():
                 done.set_result(f"outcome {job}")
                 return done
 
-        outcomes = list(run_module._in_order(Pool(), list(range(10)), ahead=ahead))
+        outcomes = list(workers._in_order(Pool(), list(range(10)), ahead=ahead))
         assert outcomes == [f"outcome {i}" for i in range(10)] and handed_out == list(range(10))
         assert max(in_flight) == most, ahead
 

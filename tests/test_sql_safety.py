@@ -50,9 +50,9 @@ def test_evaluate_binds_gold_values(db_copy, tmp_path):
     assert out.exit_code == 2 and error["place"].endswith("gold.csv:2") and error["error"].startswith(
         "unknown info kind")  # names the vocabulary does not know
     # below the command's check, the comparison binds the values: nothing runs as SQL
-    from pipeline import queries
+    from pipeline import evaluation, queries
     with queries.connect(db_copy) as con:
-        data = queries.compare_verdicts(con, [{"info_kind": t, "event": t, "verdict": "kept"} for t in INJECTIONS]
+        data = evaluation.compare_verdicts(con, [{"info_kind": t, "event": t, "verdict": "kept"} for t in INJECTIONS]
                                         + [{"info_kind": "counters", "event": "face_down", "verdict": "lost"}])
     assert [r["got"] for r in data["rows"]] == ["unknown"] * len(INJECTIONS) + ["lost"]
     assert db_fingerprint(db_copy) == before

@@ -158,14 +158,14 @@ def test_the_topic_page_read_as_a_yearly_log_still_gives_most_of_its_statements(
     import duckdb
 
     from pipeline import extract as extract_module
-    from pipeline import queries
+    from pipeline import evaluation
     from pipeline.run import build
 
     monkeypatch.setattr(extract_module, "_section_config", lambda section: None)
     corpus = make_corpus(tmp_path / "c", ["ocg-rule-c03-face-down-temp-banish"])
     build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py", workers=1)
     with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
-        score = queries.score_statements(con, queries.read_statement_gold(GOLD / "statements_public.jsonl"))
+        score = evaluation.score_statements(con, evaluation.read_statement_gold(GOLD / "statements_public.jsonl"))
     assert score["precision"] >= 0.94 and score["recall"] >= 0.66, score
 
 
