@@ -230,6 +230,8 @@ def test_extract_loads_spacy_when_it_reads_a_page():
 # libraries only they use (the bench's cli_start figures measure what this keeps out).
 HEAVY = ("pipeline.fetch", "pipeline.normalize", "pipeline.extract", "pipeline.run", "pipeline.refresh",
          "pipeline.load", "pipeline.report", "pipeline.compile", "pipeline.generate", "pipeline.cards",
+         "pipeline.htmlpage", "pipeline.htmlwalk", "pipeline.textpages", "pipeline.reportdata", "pipeline.reportfolder",
+         "pipeline.enginejs",
          "httpx", "bs4", "lxml", "jinja2", "spacy", "opencc", "numpy", "filelock", "orjson")
 
 
