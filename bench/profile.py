@@ -27,14 +27,17 @@ if __name__ == "__main__" and sys.path and Path(sys.path[0] or ".").resolve() ==
 
 import functools  # noqa: E402
 import gc  # noqa: E402
+import importlib  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 
 import click
 
 # (module, function) timed around each call; nested ones are included in their callers' figures.
+# HTML is read by pipeline.htmlpage and pipeline.htmlwalk (in normalize itself in older checkouts).
 FUNCTIONS = (
-    ("normalize", "normalize_html"), ("normalize", "_parse"), ("normalize", "page_head"),
+    ("htmlpage", "normalize_html"), ("htmlpage", "_parse"), ("htmlpage", "page_head"),
+    ("htmlwalk", "line_of"), ("normalize", "normalize_html"), ("normalize", "_parse"), ("normalize", "page_head"),
     ("normalize", "_line_of"), ("normalize", "settle_script"), ("normalize", "language_warning"),
     ("extract", "segment"), ("extract", "split_sentences"), ("extract", "_record"),
     ("extract", "annotate"), ("extract", "_dates_and_cards"), ("extract", "find_dates"),
@@ -65,10 +68,15 @@ def profile(runs: int) -> dict[str, int]:
     from pipeline.schema import info_kinds
 
     modules = {"normalize": normalize, "extract": extract}
+    for name in ("htmlpage", "htmlwalk"):
+        try:
+            modules[name] = importlib.import_module(f"pipeline.{name}")
+        except ImportError:  # an older checkout: normalize holds them
+            pass
     extract.pipeline_for("zh"), extract.pipeline_for("en"), card_index()  # loaded once, before any timing
     totals: dict[str, float] = {}
     for module, name in FUNCTIONS:
-        if hasattr(modules[module], name):  # an older checkout may lack one
+        if module in modules and hasattr(modules[module], name):  # an older checkout may lack one
             _timed(modules[module], name, totals)
     pages = [(s, corpus.read_snapshot(s, 1 << 30)) for s in corpus.load_manifest(corpus.BUNDLED_CORPUS)]
     best: dict[str, float] = {}

@@ -28,6 +28,16 @@ class RulingsError(Exception):
         return f"[{self.stage}] {where + ': ' if where else ''}{self.message}"
 
 
+class SchemaError(RulingsError):
+    """A file of ``schema/`` is missing, unreadable or inconsistent; ``place``
+    is the file, the message names the key."""
+
+    stage = "schema"
+
+    def __str__(self) -> str:
+        return f"{self.place}: {self.message}" if self.place else self.message
+
+
 class CorpusError(RulingsError):
     """The corpus manifest or a snapshot path is unusable."""
 

@@ -45,8 +45,8 @@ from .cards import card_index
 from .chinese import canonical_text, name_key, to_simplified
 from .dates import RulingDate, find_dates, heading_date, mark_references
 from .errors import ExtractError
-from .normalize import (LETTER, Line, Page, alternation, bare_label, is_title, label_line, reference_words,
-                        stamp_only, stamps_lead)
+from .normalize import LETTER, Line, Page, is_title, reference_words, stamp_only, stamps_lead
+from .pagemarkers import alternation, bare_label, label_line
 from . import exams, procedural, reading
 from .records import CardMention, Record, Statement, unnumbered
 from .schema import channel_labels, markers, retention_terms, retention_terms_en

@@ -233,7 +233,8 @@ def test_card_text_is_data_in_both_generated_modules(tmp_path):
     import subprocess
 
     from conftest import import_module_from
-    from pipeline.generate import render, render_js, vocabulary_tables
+    from pipeline.enginejs import render_js
+    from pipeline.generate import render, vocabulary_tables
 
     tables = {**vocabulary_tables(), "RULES": (), "CITATIONS": {}, "SOURCES": {}, "PROCEDURAL": {}}
     cards = _hostile_table()

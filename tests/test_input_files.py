@@ -22,7 +22,7 @@ from conftest import GOLD, import_module_from, make_corpus
 from corpus_kit import GOOD_HTML, PageSpec, write_corpus
 from pipeline.cli import main
 from pipeline.encoding import decode_bytes
-from pipeline.normalize import CONTROL_CHARS
+from pipeline.cleantext import CONTROL_CHARS
 from pipeline.run import build
 from pipeline.terminal import JSON_UNSAFE, UNSAFE, json_safe, terminal_safe
 
@@ -260,7 +260,7 @@ def test_the_commands_print_the_referenced_page_without_control_characters(refer
 
 
 def test_a_link_target_loses_control_characters_from_references():
-    from pipeline.normalize import clean_href, clean_text
+    from pipeline.cleantext import clean_href, clean_text
 
     assert clean_href("https://x.org/\x1b[31m\x7f\x9b") == "https://x.org/[31m"
     assert clean_text("a&#x1b;b&amp;#27;c\x85d") == "abcd"

@@ -112,7 +112,8 @@ def test_the_javascript_engine_answers_as_the_python_engine(built, engine_module
 def test_the_javascript_module_is_byte_stable_and_standalone(built, tmp_path):
     """Same tables, same bytes; the module imports nothing (no import
     statement), so a copy works anywhere Node or a browser runs."""
-    from pipeline.generate import render_js, vocabulary_tables
+    from pipeline.enginejs import render_js
+    from pipeline.generate import vocabulary_tables
 
     mjs = built[2].with_suffix(".mjs").read_text(encoding="utf-8")
     assert "\nimport " not in mjs and "require(" not in mjs

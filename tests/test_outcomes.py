@@ -15,6 +15,7 @@ from pipeline.compile import compile_rules
 from pipeline.extract import extract
 from pipeline.normalize import Block, Line, Page
 from pipeline.schema import info_kinds
+from pipeline.schematerms import expand_alternatives
 
 TOPIC = "里侧·一时除外"
 
@@ -394,9 +395,9 @@ def test_the_scorer_counts_a_candidate_kind_once_the_vocabulary_has_it():
 def test_a_term_writes_its_spellings_as_alternatives(monkeypatch):
     """``{a|b|}`` in a term of schema/retention_terms.json is a, b or
     nothing; an unmatched brace is an error naming the term."""
-    assert schema.expand_alternatives("自身{记述的|}{①|②|}方法") == [
+    assert expand_alternatives("自身{记述的|}{①|②|}方法") == [
         "自身记述的①方法", "自身记述的②方法", "自身记述的方法", "自身①方法", "自身②方法", "自身方法"]
-    assert schema.expand_alternatives("一时除外") == ["一时除外"]
+    assert expand_alternatives("一时除外") == ["一时除外"]
     kinds = schema.retention_terms()["kinds"]["summoned_by_own_procedure"]
     assert {"自身记述的方法特殊召唤", "自身记载的②的召唤方法召唤", "自身的④效果特殊召唤"} <= set(kinds)
     assert not any("{" in k or "|" in k for k in kinds)

@@ -28,13 +28,15 @@ from click.testing import CliRunner
 
 import pipeline.export as export_module
 import pipeline.report as report_module
+import pipeline.reportfolder as folder_module
 from conftest import make_corpus
 from pipeline.cli import main
 from pipeline.errors import UsageError
 from pipeline.export import export
 from pipeline.generate import engine_paths
 from pipeline.paths import PROJECT_ROOT
-from pipeline.report import MARKER, write_report
+from pipeline.report import write_report
+from pipeline.reportfolder import MARKER
 from pipeline.run import build
 
 
@@ -236,7 +238,7 @@ def test_without_an_atomic_exchange_two_renames_replace_the_site(two_dbs, tmp_pa
     out, fresh = tmp_path / "site", tmp_path / "fresh"
     write_report(two_dbs[0], out)
     write_report(two_dbs[1], fresh)
-    monkeypatch.setattr(report_module, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(folder_module, "_exchange", lambda a, b: False)
     write_report(two_dbs[1], out)
     assert tree(out) == tree(fresh) and leftovers(out) == []
 
@@ -252,7 +254,7 @@ def test_a_report_failing_midway_leaves_the_previous_site(two_dbs, tmp_path, mon
     if fail_at == "swap":
         def exchange(a, b):
             raise OSError(16, "Device or resource busy", str(b))
-        monkeypatch.setattr(report_module, "_exchange", exchange)
+        monkeypatch.setattr(folder_module, "_exchange", exchange)
         with pytest.raises(UsageError, match="cannot put the new site in place"):
             write_report(two_dbs[1], out)
     else:
@@ -301,7 +303,7 @@ def test_a_report_killed_while_writing_leaves_the_previous_site(two_dbs, tmp_pat
 def test_a_running_reports_staging_folder_is_left_alone(two_dbs, tmp_path):
     out = tmp_path / "site"
     write_report(two_dbs[0], out)
-    staging, lock = report_module._make_staging(out)  # as a report running now holds it
+    staging, lock = folder_module.make_staging(out)  # as a report running now holds it
     try:
         write_report(two_dbs[0], out)
         assert staging.is_dir()
@@ -528,7 +530,7 @@ def test_a_site_that_cannot_be_staged_beside_dir_is_refused_with_nothing_touched
     else:
         def full(files, complete):
             raise OSError(28, "No space left on device")
-        monkeypatch.setattr(report_module, "_manifest_text", full)
+        monkeypatch.setattr(folder_module, "_manifest_text", full)
         reason = "No space left on device"
     try:
         run = report(parent / "site", two_dbs[1])

@@ -26,7 +26,7 @@ from corpus_kit import GOOD_HTML, OTHER_TEXT, RULING, PageSpec, good_corpus, sto
 from pipeline.cli import main
 from pipeline.fetch import FetchConfig
 from pipeline.limits import PageLimits
-from pipeline.normalize import check_attributes, check_elements, check_nesting
+from pipeline.pagelimits import check_attributes, check_elements, check_nesting
 from pipeline.errors import NormalizeError
 from pipeline.refresh import refresh
 from pipeline.run import build

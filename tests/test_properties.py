@@ -190,22 +190,22 @@ LEAF_MARKUP = st.lists(st.one_of(
 @SETTINGS
 @given(parts=LEAF_MARKUP)
 def test_line_shortcuts_read_as_the_walk_does(parts):
-    """_LineBuilder reads a childless element without lxml's walk, and
+    """LineBuilder reads a childless element without lxml's walk, and
     skips clean_text on a piece without '&' on a page with no invisible
-    character (_clean_page): both must give the line the general walk gives."""
+    character (clean_page): both must give the line the general walk gives."""
     from lxml import etree
 
-    from pipeline import normalize as nz
+    from pipeline import htmlline as nz
 
     root = etree.fromstring(f"<html><body><div>{''.join(parts)}</div></body></html>".encode(), etree.HTMLParser())
     div = root.find(".//div")
     if div is None:
         return
-    fast = nz._line_from(div, clean=nz._clean_page(div))
+    fast = nz.line_from(div, clean=nz.clean_page(div))
     original = nz._WALKED_LEAVES
     nz._WALKED_LEAVES = _EVERY_TAG
     try:
-        assert nz._line_from(div, clean=False) == fast
+        assert nz.line_from(div, clean=False) == fast
     finally:
         nz._WALKED_LEAVES = original
 
@@ -227,7 +227,8 @@ def test_blank_runs_are_skipped_as_the_line_builder_drops_them(parts):
     line (_blank): the blocks must be those the line builder gives."""
     from lxml import etree
 
-    from pipeline import normalize as nz
+    from pipeline import htmlwalk as nz
+    from pipeline.htmlline import clean_page
 
     root = etree.fromstring(f"<html><body><main>{''.join(parts)}</main></body></html>".encode(), etree.HTMLParser())
     main = root.find(".//main")
@@ -235,7 +236,7 @@ def test_blank_runs_are_skipped_as_the_line_builder_drops_them(parts):
         return
 
     def blocks():
-        walker = nz._HtmlWalker(clean=nz._clean_page(main))
+        walker = nz.HtmlWalker(clean=clean_page(main))
         walker.walk(main)
         return walker.blocks
 
@@ -258,15 +259,15 @@ ATTRIBUTES = st.dictionaries(st.sampled_from(["class", "role", "href", "id", "da
 @example(attributes={"data-class": "nav", "roles": "x"}).via("names that hold class or role")
 def test_class_and_role_read_as_lookups_by_name(attributes):
     """normalize reads an element's attribute names before its class and
-    role (_class_role): the values must be what lookups by name give."""
+    role (class_role): the values must be what lookups by name give."""
     from lxml import etree
 
-    from pipeline import normalize as nz
+    from pipeline import htmlline as nz
 
     markup = "".join(f' {name}="{html.escape(value)}"' for name, value in attributes.items())
     root = etree.fromstring(f"<html><body><span{markup}>x</span></body></html>".encode(), etree.HTMLParser())
     span = root.find(".//span")
-    assert nz._class_role(span) == (span.get("class"), span.get("role"))
+    assert nz.class_role(span) == (span.get("class"), span.get("role"))
 
 
 class _EveryTag:
@@ -288,13 +289,13 @@ WHITESPACE_TEXT = st.text(alphabet=st.sampled_from(list("a中 1\t\n\r\x0b\x0c\x1
 @example(text="a  b").via("a double space")
 @example(text="a\u3000b").via("an ideographic space")
 def test_whitespace_shortcut_collapses_as_the_pattern_does(text):
-    """_LineBuilder.text leaves a piece as it is when it is printable with
+    """LineBuilder.text leaves a piece as it is when it is printable with
     no double space; the whitespace pattern must then change nothing."""
-    from pipeline import normalize as nz
+    from pipeline import htmlline as nz
 
-    builder = nz._LineBuilder(clean=True)
+    builder = nz.LineBuilder(clean=True)
     builder.text(text)
-    assert "".join(builder.parts) == (nz._WHITESPACE.sub(" ", text) if text else "")
+    assert "".join(builder.parts) == (nz.WHITESPACE.sub(" ", text) if text else "")
     assert builder.pos == len("".join(builder.parts))
 
 
@@ -318,7 +319,7 @@ def test_char_tokenizer_tokens_as_spacy_does(text):
 def test_letter_counts_count_each_character(text):
     """letter_counts matches each distinct character once: the counts are
     those of matching every character of the text."""
-    from pipeline.normalize import SCRIPT_LETTERS, letter_counts
+    from pipeline.pagescript import SCRIPT_LETTERS, letter_counts
 
     expected = {script: sum(1 for ch in text if pattern.match(ch)) for script, pattern in SCRIPT_LETTERS.items()}
     assert letter_counts(Counter(text)) == expected
@@ -413,7 +414,7 @@ def test_page_head_from_the_tree_reads_as_beautifulsoup_does(lang, head, body):
     it has a title in <head>, a lang on <html>, and the last <title> before
     <body> is closed) are what BeautifulSoup's parse of the text before
     <body> gives."""
-    from pipeline.normalize import _parse, page_head
+    from pipeline.htmlpage import _parse, page_head
 
     attr = f' lang="{lang}"' if lang else ""
     text = f"<!DOCTYPE html><html{attr}>{''.join(head)}<body>{''.join(body)}<p>text</p></body></html>"
@@ -457,7 +458,7 @@ def test_pending_shortcut_says_what_the_pattern_says(text):
 def test_control_characters_found_as_the_pattern_finds_them(text, chunk):
     """has_control_chars (on UTF-8 bytes, a chunk at a time) says what a
     search of CONTROL_CHARS says."""
-    from pipeline.normalize import CONTROL_CHARS, has_control_chars
+    from pipeline.cleantext import CONTROL_CHARS, has_control_chars
 
     assert has_control_chars(text, chunk) == (CONTROL_CHARS.search(text) is not None)
 

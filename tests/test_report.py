@@ -27,7 +27,9 @@ from pipeline.cards import card_names
 from pipeline.cli import main
 from pipeline.paths import PROJECT_ROOT
 from pipeline.compile import text_key
-from pipeline.report import Ruling, external_url, rule_file, rule_sentence, slug, text_segments, write_report
+from pipeline.report import write_report
+from pipeline.reportdata import Ruling, text_segments
+from pipeline.reportwords import external_url, rule_file, rule_sentence, slug
 from pipeline.run import build
 from pipeline.schema import events, info_kinds, procedural_rules, vocabulary
 
@@ -695,7 +697,7 @@ def test_every_link_resolves(site):
 
 
 def test_rule_sentences_and_strip_marks():
-    from pipeline.report import rule_strip
+    from pipeline.reportcharts import rule_strip
 
     assert rule_sentence("synchro_summoned", "face_down", "kept") == {
         "en": "A monster turned face-down keeps the fact that it was Synchro Summoned.",

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.generate import check_replaceable, engine_paths, render_dts
+from pipeline.enginejs import render_dts
+from pipeline.generate import check_replaceable, engine_paths
 from pipeline.errors import UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
