@@ -36,9 +36,12 @@ import click
 FUNCTIONS = (
     ("normalize", "normalize_html"), ("normalize", "_parse"), ("normalize", "page_head"),
     ("normalize", "_line_of"), ("normalize", "settle_script"), ("normalize", "language_warning"),
-    ("extract", "segment"), ("extract", "split_sentences"), ("extract", "_record"),
-    ("extract", "annotate"), ("extract", "_dates_and_cards"), ("extract", "find_dates"),
-    ("extract", "fill_heading_dates"), ("extract", "resolve_statements"),
+    # extract's passes (pipeline/extract.py), and the main functions of the segment pass
+    ("extract", "segment"), ("extract", "annotate"), ("extract", "match_page"), ("extract", "read_statements"),
+    ("segment", "merge_lines"), ("segment", "split_sentences"), ("segment", "ruling_dates"),
+    # an older checkout's extract (before the passes): skipped where missing
+    ("extract", "split_sentences"), ("extract", "_record"), ("extract", "_dates_and_cards"),
+    ("extract", "find_dates"), ("extract", "fill_heading_dates"), ("extract", "resolve_statements"),
 )
 
 
@@ -65,10 +68,15 @@ def profile(runs: int) -> dict[str, int]:
     from pipeline.schema import info_kinds
 
     modules = {"normalize": normalize, "extract": extract}
-    extract.pipeline_for("zh"), extract.pipeline_for("en"), card_index()  # loaded once, before any timing
+    try:  # the passes' modules (an older checkout has none)
+        from pipeline import match, segment
+        modules["segment"], pipeline_for = segment, match.pipeline_for
+    except ImportError:
+        pipeline_for = extract.pipeline_for
+    pipeline_for("zh"), pipeline_for("en"), card_index()  # loaded once, before any timing
     totals: dict[str, float] = {}
     for module, name in FUNCTIONS:
-        if hasattr(modules[module], name):  # an older checkout may lack one
+        if module in modules and hasattr(modules[module], name):  # an older checkout may lack one
             _timed(modules[module], name, totals)
     pages = [(s, corpus.read_snapshot(s, 1 << 30)) for s in corpus.load_manifest(corpus.BUNDLED_CORPUS)]
     best: dict[str, float] = {}

@@ -48,7 +48,8 @@ from .compile import RuleChange, cite_once, compile_procedural, compile_rules, f
 from .corpus import BUNDLED_CORPUS, DEFAULT_MAX_PAGE_BYTES, Source, content_hash, load_manifest, read_snapshot
 from .database import UnusableDatabase, one_line
 from .errors import CompileError, CorpusError, ExtractError, GenerateError, LoadError, NormalizeError, RulingsError
-from .extract import extract, layout_warnings, pipeline_for
+from .extract import extract, layout_warnings
+from .match import pipeline_for
 from .generate import commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
 from .limits import DEFAULT_LIMITS, PageLimits
 from .load import (RECORD_TABLES, BuildData, DatabaseWriter, SnapshotInfo, clean_leftovers, database_lock, json_array,

@@ -21,7 +21,7 @@ from pipeline.chinese import canonical_text, name_key, opencc_fixes
 from pipeline.cli import main
 from pipeline.corpus import Source
 from pipeline.errors import ExtractError
-from pipeline.extract import _quoted_name
+from pipeline.annotate import _quoted_name
 from pipeline.records import SectionLoss, section_key, section_shrinkage, section_statements
 from pipeline.refresh import _check_losses
 from pipeline.run import build, process_page
