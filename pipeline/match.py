@@ -58,8 +58,10 @@ Matches = list[tuple[Matched, ...] | None]
 
 class Matching(NamedTuple):
     """What the match pass gives a page, per ruling (same order): the
-    sentences the statement reader reads (None: nothing to read), those read
-    for the card_text statements only, and the procedural rule ids it states."""
+    sentences the statement reader reads (None: nothing to read), those the
+    card_text readers read (Chinese: the same, and those of the rulings
+    :func:`match_card_rulings` matched for them only; English: none), and
+    the procedural rule ids it states (English)."""
 
     sentences: Matches
     card_sentences: Matches

@@ -166,7 +166,7 @@ SENTENCE_TEXT = st.lists(st.sampled_from(list("。！？（）()「」『』ab 1
 def test_one_sentence_shortcut_splits_as_the_walk_does(text):
     """split_sentences skips its walk over brackets and quotes for a text
     that is surely one sentence (_one_sentence); the walk must agree."""
-    from pipeline import extract as ex
+    from pipeline import segment as ex
 
     fast = ex.split_sentences(text, "zh")
     original = ex._one_sentence
