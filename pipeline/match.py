@@ -123,28 +123,54 @@ def expand_coordination(text: str) -> str:
     return _COORDINATED_SUMMONS.sub(expand, text)
 
 
+RETENTION = "rulings_retention"  # the component's factory and pipe name
+SPANS_KEY = "retention"  # doc.spans[SPANS_KEY]: the retention terms found
+
+
+def register() -> None:
+    """Make the rulings components known to spaCy (once): ``rulings_retention``
+    (:func:`retention_ruler`) and ``rulings_procedural`` (:mod:`pipeline.procedural`)."""
+    from spacy.language import Language
+
+    procedural.register()
+    if not Language.has_factory(RETENTION):
+        Language.factory(RETENTION, default_config={"terms": "zh"}, assigns=["doc.spans"],
+                         func=retention_ruler)
+
+
+def retention_ruler(nlp: Language, name: str, terms: str):
+    """The ``rulings_retention`` component: a ``SpanRuler`` over the term
+    lists of ``schema/retention_terms.json`` (``terms`` ``zh``: as written,
+    character by character) or ``retention_terms_en.json`` (``en``: lower
+    case), labels ``KIND|id``, ``EVENT|id``, ``VERDICT|id`` ... into
+    ``doc.spans["retention"]``."""
+    from spacy.pipeline import SpanRuler
+
+    ruler = SpanRuler(nlp, name, spans_key=SPANS_KEY, phrase_matcher_attr="ORTH" if terms == "zh" else "LOWER",
+                      validate=False, overwrite=True)
+    ruler.add_patterns(_retention_patterns() if terms == "zh" else _retention_patterns_en())
+    return ruler
+
+
 @lru_cache(maxsize=None)
 def pipeline_for(language: str) -> Language:
-    """The blank spaCy pipeline for ``zh`` (character tokens) or ``en``.
+    """The blank spaCy pipeline for ``zh`` (character tokens: :class:`CharTokenizer`,
+    then ``rulings_retention``) or ``en`` (``rulings_procedural``, then ``rulings_retention``).
 
     spaCy is imported here, not at the top of the module: it takes about
     1.5 s, and the commands that never extract (``ask``, ``sql``, a refresh
     that finds nothing changed) must not pay for it."""
     import spacy
 
-    procedural.register()
+    register()
     if language == "zh":
         nlp = spacy.blank("zh")
         nlp.tokenizer = CharTokenizer(nlp.vocab)
-        ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
-                             config={"spans_key": "retention", "phrase_matcher_attr": "ORTH", "validate": False})
-        ruler.add_patterns(_retention_patterns())
+        nlp.add_pipe(RETENTION, config={"terms": "zh"})
     else:
         nlp = spacy.blank("en")
         nlp.add_pipe("rulings_procedural")
-        ruler = nlp.add_pipe("span_ruler", name="rulings_retention",
-                             config={"spans_key": "retention", "phrase_matcher_attr": "LOWER", "validate": False})
-        ruler.add_patterns(_retention_patterns_en())
+        nlp.add_pipe(RETENTION, config={"terms": "en"})
     return nlp
 
 

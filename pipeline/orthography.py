@@ -24,6 +24,7 @@ ZH_SENTENCE_MARKS = re.compile(r"[（()）。！？「」『』]")
 EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[A-Z\"“(\[])")
 
 CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")  # a card's (or archetype's, term's) name as rulings quote it
+QUOTED_NAME = re.compile(r"「[^「」]*」")  # a 「」 quote of any length, its marks included
 EXEMPLAR = re.compile(r"「[^「」]{1,80}」等")  # 「神影依·米德拉什」等效果: cards named as examples of a kind
 OTHER_QUOTES = re.compile(r"“([^“”]{1,60})”|《([^《》]{1,60})》")
 # Quotes that name game terms but never cards (『』 quotes effect text and information: 『攻击过』).

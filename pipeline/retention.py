@@ -111,7 +111,7 @@ def _negated(text: str, start: int, before: list[Term], window: int = 8) -> bool
     if any(neg in clause[-window:] for neg in retention_terms()["negators"]):
         return True
     # "不会因为变成里侧表示而消失": the negator stands before the cause, any length back in the clause
-    return clause.endswith("而") and ("不因" in clause or "不会因" in clause)
+    return clause.endswith("而") and any(neg in clause for neg in retention_terms()["cause_negators"])
 
 
 @lru_cache(maxsize=1)

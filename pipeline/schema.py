@@ -315,6 +315,7 @@ def expand_alternatives(term: str) -> list[str]:
 
 
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
+                   "cause_negators",
                    "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers",
                    "neutral", "outcome_objects", "other_actors", "information_nouns", "elliptical_words",
                    "anaphora")
@@ -546,8 +547,9 @@ def _lower_case_words(check: _Checker, data: dict, key: str, where: str) -> list
 @lru_cache(maxsize=1)
 def retention_terms_en() -> dict:
     """``schema/retention_terms_en.json``: English ``kinds``, ``events``,
-    ``verdicts`` (id -> phrases, lower case), ``negators`` and
-    ``returning_events`` (event -> ``{"leaves": [...], "returns": [...]}``);
+    ``verdicts`` (id -> phrases, lower case), ``negators``,
+    ``returning_events`` (event -> ``{"leaves": [...], "returns": [...]}``) and
+    the ``return_negations`` before a returning phrase (``words``, ``suffixes``);
     keys checked against the vocabulary."""
     data = _json("retention_terms_en.json")
     check = _Checker("retention_terms_en.json")
@@ -557,6 +559,8 @@ def retention_terms_en() -> dict:
             check.member(f"{section}.{key}", key, known, what)
             _lower_case_words(check, data[section], key, section)
     check.words(data, "negators")
+    for part in ("words", "suffixes"):  # the negations before a returning phrase
+        check.words(check.get(data, "return_negations", dict), part, "return_negations")
     for event, phrases in check.get(data, "returning_events", dict).items():
         check.member(f"returning_events.{event}", event, events(), "an event")
         if not isinstance(phrases, dict):

@@ -10,9 +10,11 @@ by :func:`pipeline.statements.read_statements`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .match import Matched, Matches
+from .orthography import alternation
 from .records import Statement
 from .retention import FLIPPED, sentence_terms
 from .schema import retention_terms_en
@@ -78,7 +80,12 @@ def _returning_lead_ins(records: list[Draft]) -> dict[int, str]:
     return found
 
 
-_ENGLISH_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't")
+@lru_cache(maxsize=1)
+def _return_negation() -> re.Pattern:
+    """``return_negations`` of ``schema/retention_terms_en.json``: whole words, and suffixes anywhere."""
+    negations = retention_terms_en()["return_negations"]
+    return re.compile("|".join([rf"\b(?:{alternation(negations['words'])})\b",
+                                *(re.escape(s) for s in negations["suffixes"])]))
 
 
 def _says(lowered: str, phrase: str) -> bool:
@@ -86,7 +93,7 @@ def _says(lowered: str, phrase: str) -> bool:
     the 12 characters before it ("is not returned to the field", "cannot return")."""
     at = lowered.find(phrase)
     while at >= 0:
-        if not _ENGLISH_NEGATION.search(lowered[max(0, at - 12):at]):
+        if not _return_negation().search(lowered[max(0, at - 12):at]):
             return True
         at = lowered.find(phrase, at + 1)
     return False
