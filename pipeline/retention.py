@@ -249,7 +249,7 @@ def speaks_of_retention(norm: str, example: bool = False) -> bool:
     it names an event (变成里侧, 一时除外, 除外…回到场上) and a verdict word
     (不再是, 仍然是), or an outcome word (不能再发动, 仍然可以攻击) and, unless
     it is an ``example`` (which may show the kinds of its principle), a kind
-    (:meth:`_SentenceReader._strict_outcome_kinds` decides which count); or a
+    (:func:`pipeline.reader._strict_outcome_kinds` decides which count); or a
     continuity phrase (持续在怪兽区域表侧表示…才会发动: both events) and a
     specific kind. The others state nothing and are not matched at all."""
     events_, verdicts_, outcomes_, kinds_, continuity_, specific_ = retention_words()
