@@ -78,7 +78,8 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
             norm_name, is_term = names(name)
-            kind = "term" if is_term else "archetype" if _archetype(text, q.end(), norm_name) else _card_kind(name, norm_name)
+            kind = ("term" if is_term else "archetype" if _archetype(text, q.end(), norm_name)
+                    else _card_kind(name, norm_name))
             cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind))
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):

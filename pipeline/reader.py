@@ -55,7 +55,7 @@ class Context:
 
 
 def sentence_statements(doc: Doc, text: str, ctx: Context,
-                         all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
+                        all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
     """Statements of one sentence (``text``, the text of ``doc``) and the
     kinds it spoke of (for the next sentence)."""
     terms = without_history(sentence_terms(doc, text), text)
@@ -119,8 +119,8 @@ class Clause:
     span: tuple[int, int] = (0, 0)
 
 
-def read_sentence(text: str, terms: list[Term], ctx: Context, all_kinds: list[str]) -> tuple[list[Statement],
-                                                                                         list[str] | None]:
+def read_sentence(text: str, terms: list[Term], ctx: Context,
+                  all_kinds: list[str]) -> tuple[list[Statement], list[str] | None]:
     """Reads a sentence clause by clause (clauses: :func:`clause_bounds`);
     returns its statements and the kinds it spoke of last.
 
@@ -423,7 +423,8 @@ def _verdict(sen: Sentence, st: State, cl: Clause, terms: list[Term], i: int, cl
     return j
 
 
-def _verdict_kinds(sen: Sentence, st: State, cl: Clause, x: Term, objects: list[str]) -> tuple[str | None, list[str] | None]:
+def _verdict_kinds(sen: Sentence, st: State, cl: Clause, x: Term,
+                   objects: list[str]) -> tuple[str | None, list[str] | None]:
     if x.kind == "SAME":
         if st.last_verdict is None and sen.ctx.section_last and cl.kinds_before:
             # "等级...也一样复原": the events of the section's last statement.
@@ -433,10 +434,11 @@ def _verdict_kinds(sen: Sentence, st: State, cl: Clause, x: Term, objects: list[
         return st.last_verdict, objects or cl.kinds_before or st.last_kinds
     if sen.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
         implied = reading.implied_kind(sen.text[x.start:x.end], sen.text)
-        return x.value, (objects or ([implied] if implied else []) or _strict_subject(sen, st, cl) or _elliptical(sen, st, cl)
+        return x.value, (objects or ([implied] if implied else []) or _strict_subject(sen, st, cl)
+                         or _elliptical(sen, st, cl)
                          or _pointed_back(sen, st, cl))
     fallback = [] if cl.other_kind else (st.last_kinds or st.subject or sen.ctx.block_kinds
-                                           or ([sen.ctx.default] if sen.ctx.default else []))
+                                         or ([sen.ctx.default] if sen.ctx.default else []))
     # 可以按照自己的意志 in the section 表示形式: the word names the section's kind, whatever monster it is about
     implied = reading.implied_kind(sen.text[x.start:x.end], sen.text)
     return x.value, objects or ([implied] if implied and implied == sen.ctx.default else []) or (
@@ -489,4 +491,3 @@ def _outcome_kinds(x: Term, named: list[str], ctx: Context, text: str, clause_en
         if len(after) > t["ability_object_window"] and t["ability_object"] not in after[:window]:
             return []
     return named or default
-

@@ -283,4 +283,3 @@ def section_config(section: tuple[str, ...]) -> tuple[str | None, frozenset[str]
         if cfg is not None:
             return cfg["default"], frozenset(cfg["allowed"])
     return None
-

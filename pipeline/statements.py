@@ -41,7 +41,8 @@ class Draft:
                  "statements")
 
     def __init__(self, ruling: Ruling, cards: tuple[CardMention, ...]):
-        self.id, self.block, self.section, self.norm_section = ruling.id, ruling.block, ruling.section, ruling.norm_section
+        self.id, self.block, self.section = ruling.id, ruling.block, ruling.section
+        self.norm_section = ruling.norm_section
         self.role, self.status, self.text, self.norm = ruling.role, ruling.status, ruling.text, ruling.norm
         self.dates, self.cards = ruling.dates, cards
         self.statements: list[Statement] = []
@@ -103,7 +104,7 @@ def resolve_statements(records: list[Draft], docs: Matches, all_kinds: list[str]
             last_role[record.block] = "example"
             _example_statements(record, sentences, principles.get(record.block, []),
                                 Context(cfg[0], cfg[1], block_kinds.get(record.block), strict=strict,
-                                         section_said=said, heading=heading), all_kinds)
+                                        section_said=said, heading=heading), all_kinds)
             continue
         ctx_key = section[:2]
         superseded = record.status == "superseded"
@@ -111,9 +112,9 @@ def resolve_statements(records: list[Draft], docs: Matches, all_kinds: list[str]
         for sentence in sentences:
             withdrawn = sentence.struck and not superseded  # a struck part of a current ruling
             ctx = (Context(cfg[0], cfg[1], carry, strict=True, section_said=said, heading=heading,
-                            block_cards=cards, before=before) if strict else
+                           block_cards=cards, before=before) if strict else
                    Context(cfg[0], cfg[1], block_kinds.get(record.block), section_last.get(ctx_key),
-                            section_said=said))
+                           section_said=said))
             statements, kinds = sentence_statements(sentence.doc, sentence.norm, ctx, all_kinds)
             before = _named_kinds(sentence, all_kinds) if strict else ()
             dates = _sentence_dates(record, sentence)
@@ -219,4 +220,3 @@ def _all_kind_keys(statements: list[Statement], kinds: int) -> set[tuple[str, st
     for s in statements:
         counts[(s.event, s.verdict)] = counts.get((s.event, s.verdict), 0) + 1
     return {key for key, n in counts.items() if n >= kinds - 1}
-

@@ -139,4 +139,3 @@ def resolve_english_statements(records: list[Draft], docs: Matches) -> None:
                 record.add_statement(Statement(kind, event, verdict, reading="principle"))
         if lead_in:
             scope = None
-

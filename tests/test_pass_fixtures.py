@@ -57,8 +57,8 @@ def run_pass(name: str, page) -> list:
     cards = [n.cards for n in notes]
     matching = match_page(rulings, cards, page.language, page.script, page.region)
     if name == "match":
-        return [_matched(s, c, p) for s, c, p in zip(matching.sentences, matching.card_sentences,
-                                                      matching.procedural)]
+        rows = zip(matching.sentences, matching.card_sentences, matching.procedural)
+        return [_matched(s, c, p) for s, c, p in rows]
     if name == "statements":
         said = read_statements(rulings, cards, matching, info_kinds(), page.language)
         return [[_statement(s) for s in statements] for statements in said]
@@ -118,6 +118,25 @@ def test_every_pass_has_fixtures():
     from pipeline.extract import PASSES
 
     assert sorted({c.parent.name for c in CASES}) == sorted(PASSES)
+
+
+def test_each_pass_is_called_once_from_extract_alone():
+    """The passes run in pipeline order, each from one place: extract() calls
+    each once, in the order of PASSES; no other module of pipeline/ calls one."""
+    import ast
+
+    from pipeline.extract import PASSES
+
+    functions = {"segment": "segment", "annotate": "annotate", "match_page": "match", "read_statements": "statements"}
+    calls: dict[str, list[str]] = {}
+    for path in sorted((Path(__file__).parent.parent / "pipeline").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                if name in functions:
+                    calls.setdefault(path.name, []).append((node.lineno, functions[name]))
+    assert list(calls) == ["extract.py"]
+    assert [name for _, name in sorted(calls["extract.py"])] == list(PASSES)
 
 
 if __name__ == "__main__":  # write the expected files
