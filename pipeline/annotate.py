@@ -1,7 +1,7 @@
-"""Extract pass 2, annotate: :class:`~pipeline.records.Ruling` s -> :class:`Annotation` s.
+"""Extract pass 2, annotate: :class:`~pipeline.records.Ruling` s -> :class:`Annotated` rulings.
 
 Takes the rulings of one page (their dates already found by the segment
-pass) and returns, per ruling in the same order, what its words point at:
+pass) and returns each ruling with what its words point at:
 
 * ``faq``: ``(date raw, FAQ id, URL)`` of each date whose link targets the
   official FAQ (``...?fid=123``);
@@ -31,18 +31,19 @@ from .schema import markers
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 
 
-class Annotation(NamedTuple):
-    """What annotate finds in one ruling: its FAQ links, card mentions (in
-    text order) and the day heading's date standing for its own (or None)."""
+class Annotated(NamedTuple):
+    """A ruling and what annotate finds in it: its FAQ links, card mentions
+    (in text order) and the day heading's date standing for its own (or None)."""
 
+    ruling: Ruling
     faq: tuple[tuple[str, str, str], ...]
     cards: tuple[CardMention, ...]
     heading_date: RulingDate | None
 
 
-def annotate(rulings: list[Ruling], language: str, script: str = "Hans", region: str = "") -> list[Annotation]:
-    """The :class:`Annotation` of each ruling of a page written in
-    ``language`` (card names converted from ``script`` and ``region``)."""
+def annotate(rulings: list[Ruling], language: str, script: str = "Hans", region: str = "") -> list[Annotated]:
+    """Each ruling of a page written in ``language``, :class:`Annotated`
+    (card names converted from ``script`` and ``region``)."""
     by_section: dict[tuple[str, ...], RulingDate | None] = {}  # a day's rulings share its heading
     out = []
     for ruling in rulings:
@@ -51,7 +52,7 @@ def annotate(rulings: list[Ruling], language: str, script: str = "Hans", region:
             if ruling.section not in by_section:
                 by_section[ruling.section] = heading_date(ruling.section)
             day = by_section[ruling.section]
-        out.append(Annotation(_faq(ruling), _cards(ruling.text, ruling.links, language, script, region), day))
+        out.append(Annotated(ruling, _faq(ruling), _cards(ruling.text, ruling.links, language, script, region), day))
     return out
 
 

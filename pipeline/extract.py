@@ -8,28 +8,30 @@ taking and returning plain typed values (nothing is filled in place):
    its text as written and canonical, sentences, date stamps, links,
    struck ranges, role, channel, status, parent);
 2. ``annotate`` (:func:`pipeline.annotate.annotate`): rulings ->
-   :class:`~pipeline.annotate.Annotation` s (FAQ links of its dates, card
-   mentions, a yearly log's heading date);
-3. ``match`` (:func:`pipeline.match.match_page`): rulings and their card
-   mentions -> :class:`~pipeline.match.Matching` (the sentences spaCy's
+   :class:`~pipeline.annotate.Annotated` rulings (FAQ links of its dates,
+   card mentions, a yearly log's heading date);
+3. ``match`` (:func:`pipeline.match.match_page`): annotated rulings ->
+   :class:`~pipeline.match.MatchedRuling` s (the sentences spaCy's
    rule-based matchers read, the procedural rules English rulings state);
-4. ``statements`` (:func:`pipeline.statements.read_statements`): rulings,
-   card mentions and matching -> each ruling's
-   :class:`~pipeline.records.Statement` s (Chinese and English readers,
+4. ``statements`` (:func:`pipeline.statements.read_statements`): matched
+   rulings -> :class:`~pipeline.statements.Stated` rulings (their
+   :class:`~pipeline.records.Statement` s: Chinese and English readers,
    card_text statements, exams).
 
+Each pass takes the list the one before returns (one value per ruling, in
+page order, the ruling inside it: nothing is zipped back by index), and
 :func:`extract` then assembles one :class:`~pipeline.records.Record` per
-ruling from the four (the storage type load and compile take).
+ruling from the last (the storage type load and compile take).
 """
 
 from __future__ import annotations
 
-from .annotate import Annotation, annotate
+from .annotate import annotate
 from .match import match_page
 from .page import Page
-from .records import Record, Ruling, Statement
+from .records import Record
 from .segment import segment
-from .statements import read_statements
+from .statements import Stated, read_statements
 
 # The passes in pipeline order (their modules: pipeline.segment, .annotate, .match, .statements).
 PASSES = ("segment", "annotate", "match", "statements")
@@ -41,16 +43,17 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     Raises :class:`~pipeline.errors.ExtractError` naming the block for a
     ruling over spaCy's length limit."""
     rulings = segment(page)
-    notes = annotate(rulings, page.language, page.script, page.region)
-    cards = [note.cards for note in notes]
-    matching = match_page(rulings, cards, page.language, page.script, page.region)
-    said = read_statements(rulings, cards, matching, all_kinds, page.language)
-    return [record(r, n, s, p) for r, n, s, p in zip(rulings, notes, said, matching.procedural)]
+    annotated = annotate(rulings, page.language, page.script, page.region)
+    matched = match_page(annotated, page.language, page.script, page.region)
+    stated = read_statements(matched, all_kinds, page.language)
+    return [record(s) for s in stated]
 
 
-def record(ruling: Ruling, note: Annotation, statements: tuple[Statement, ...], procedural: tuple[str, ...]) -> Record:
+def record(stated: Stated) -> Record:
     """The stored record of a ruling: its fields, its annotation, its
     statements and procedural rules (lists where :class:`Record` keeps lists)."""
+    note = stated.matched.annotated
+    ruling = note.ruling
     dates = list(ruling.dates)
     if note.heading_date is not None:
         dates.append(note.heading_date)
@@ -58,7 +61,7 @@ def record(ruling: Ruling, note: Annotation, statements: tuple[Statement, ...], 
         id=ruling.id, source_id=ruling.source_id, seq=ruling.seq, block=ruling.block, section=ruling.section,
         role=ruling.role, channel=ruling.channel, status=ruling.status, text=ruling.text, norm=ruling.norm,
         dates=dates, date_from_heading=note.heading_date is not None, faq=list(note.faq), cards=list(note.cards),
-        statements=list(statements), procedural=list(procedural), links=list(ruling.links),
+        statements=list(stated.statements), procedural=list(stated.matched.procedural), links=list(ruling.links),
         norm_section=ruling.norm_section, sentences=[(s.start, s.end) for s in ruling.sentences],
         struck=list(ruling.struck), withdrawn=ruling.withdrawn, parent_id=ruling.parent_id,
         cells=list(ruling.cells))

@@ -1,9 +1,10 @@
-"""Extract pass 3, match: :class:`~pipeline.records.Ruling` s -> matched sentences (spaCy).
+"""Extract pass 3, match: :class:`~pipeline.annotate.Annotated` rulings -> :class:`MatchedRuling` s (spaCy).
 
-Takes the rulings of one page and returns, per ruling in the same order,
-the sentences the statement readers read (a :class:`Matched` each: the
-spaCy doc of its canonical text, whether it is struck through, its range
-in the ruling), or None for a ruling nothing can be read from. Terms are
+Takes the annotated rulings of one page and returns each with the
+sentences the statement readers read (a :class:`Matched` each: the spaCy
+doc of its canonical text, whether it is struck through, its range in the
+ruling; None for a ruling nothing can be read from) and the procedural
+rules it states. Terms are
 matched the way spaCy's rule-based components do it (blank pipelines, no
 model download), sentence by sentence and only on the rulings that can
 state something, batched through ``nlp.pipe``:
@@ -30,6 +31,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import procedural
+from .annotate import Annotated
 from .chinese import canonical_text
 from .errors import ExtractError
 from .orthography import alternation
@@ -56,28 +58,32 @@ class Matched(NamedTuple):
 Matches = list[tuple[Matched, ...] | None]
 
 
-class Matching(NamedTuple):
-    """What the match pass gives a page, per ruling (same order): the
-    sentences the statement reader reads (None: nothing to read), those the
-    card_text readers read (Chinese: the same, and those of the rulings
-    :func:`match_card_rulings` matched for them only; English: none), and
-    the procedural rule ids it states (English)."""
+class MatchedRuling(NamedTuple):
+    """An annotated ruling and what the match pass gives it: the sentences
+    the statement reader reads (None: nothing to read), those the card_text
+    readers read (Chinese: the same, or those :func:`match_card_rulings`
+    matched for them only; English: None), and the procedural rule ids it
+    states (English)."""
 
-    sentences: Matches
-    card_sentences: Matches
-    procedural: list[tuple[str, ...]]
+    annotated: Annotated
+    sentences: tuple[Matched, ...] | None
+    card_sentences: tuple[Matched, ...] | None
+    procedural: tuple[str, ...]
 
 
-def match_page(rulings: list[Ruling], cards: list[tuple[CardMention, ...]], language: str, script: str = "Hans",
-               region: str = "") -> Matching:
+def match_page(annotated: list[Annotated], language: str, script: str = "Hans",
+               region: str = "") -> list[MatchedRuling]:
     """The pass: :func:`match` the rulings, then the card rulings left
-    (Chinese: :func:`match_card_rulings`) and the procedural rules (English:
-    :func:`procedural_rules`). ``cards``: each ruling's card mentions (annotate)."""
+    (Chinese: :func:`match_card_rulings`, by their card mentions) and the
+    procedural rules (English: :func:`procedural_rules`)."""
+    rulings = [a.ruling for a in annotated]
     sentences = match(rulings, language, script, region)
     if language == "zh":
-        return Matching(sentences, match_card_rulings(rulings, cards, sentences, script, region),
-                        [()] * len(rulings))
-    return Matching(sentences, [None] * len(rulings), procedural_rules(rulings, sentences))
+        card_sentences = match_card_rulings(rulings, [a.cards for a in annotated], sentences, script, region)
+        procedural_ids = [()] * len(rulings)
+    else:
+        card_sentences, procedural_ids = [None] * len(rulings), procedural_rules(rulings, sentences)
+    return [MatchedRuling(*row) for row in zip(annotated, sentences, card_sentences, procedural_ids)]
 
 
 # --------------------------------------------------------------------------- spaCy components

@@ -1,9 +1,7 @@
-"""Extract pass 4, statements: rulings, annotations and matched sentences -> what each ruling states.
+"""Extract pass 4, statements: :class:`~pipeline.match.MatchedRuling` s -> :class:`Stated` rulings.
 
-Takes a page's :class:`~pipeline.records.Ruling` s, their
-:class:`~pipeline.annotate.Annotation` s and the :class:`~pipeline.match.Matching`
-of the match pass, and returns per ruling (same order) the tuple of
-:class:`~pipeline.records.Statement` s it makes:
+Takes a page's matched rulings (the match pass's) and returns each with
+the tuple of :class:`~pipeline.records.Statement` s it makes:
 
 * Chinese pages: :func:`resolve_statements` reads each matched sentence with
   :func:`pipeline.reader.sentence_statements` (principles state, examples
@@ -23,9 +21,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
+from typing import NamedTuple
 
 from . import exams, reading, retention
-from .match import Matched, Matches, Matching
+from .match import Matched, Matches, MatchedRuling
 from .orthography import CARD_QUOTE
 from .reader import Context, sentence_statements
 from .records import CardMention, Ruling, Statement, merge_statement
@@ -52,20 +51,27 @@ class Draft:
         merge_statement(self.statements, statement)
 
 
-def read_statements(rulings: list[Ruling], cards: list[tuple[CardMention, ...]], matching: Matching,
-                    all_kinds: list[str], language: str) -> list[tuple[Statement, ...]]:
-    """Per ruling, the statements it makes (``cards``: each ruling's card
-    mentions; ``all_kinds``: the information kinds of ``schema/vocabulary.json``)."""
-    drafts = [Draft(ruling, named) for ruling, named in zip(rulings, cards)]
+class Stated(NamedTuple):
+    """A matched ruling and the statements it makes."""
+
+    matched: MatchedRuling
+    statements: tuple[Statement, ...]
+
+
+def read_statements(matched: list[MatchedRuling], all_kinds: list[str], language: str) -> list[Stated]:
+    """Each ruling with the statements it makes (``all_kinds``: the
+    information kinds of ``schema/vocabulary.json``)."""
+    drafts = [Draft(m.annotated.ruling, m.annotated.cards) for m in matched]
+    sentences = [m.sentences for m in matched]
     if language == "zh":
-        resolve_statements(drafts, matching.sentences, all_kinds)
+        resolve_statements(drafts, sentences, all_kinds)
         from .cardrulings import card_text_statements  # the card texts: statements on a named card's effect
-        card_text_statements(drafts, matching.card_sentences, _sentence_events, _sentence_dates)
+        card_text_statements(drafts, [m.card_sentences for m in matched], _sentence_events, _sentence_dates)
     else:
         from .statements_en import resolve_english_statements
-        resolve_english_statements(drafts, matching.sentences)
+        resolve_english_statements(drafts, sentences)
     exams.keep_answers(drafts)  # an exam's options: only the key's right answers say something
-    return [tuple(d.statements) for d in drafts]
+    return [Stated(m, tuple(d.statements)) for m, d in zip(matched, drafts)]
 
 
 def resolve_statements(records: list[Draft], docs: Matches, all_kinds: list[str]) -> None:

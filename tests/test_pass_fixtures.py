@@ -51,17 +51,15 @@ def run_pass(name: str, page) -> list:
     rulings = segment(page)
     if name == "segment":
         return [_ruling(r) for r in rulings]
-    notes = annotate(rulings, page.language, page.script, page.region)
+    annotated = annotate(rulings, page.language, page.script, page.region)
     if name == "annotate":
-        return [_annotation(n) for n in notes]
-    cards = [n.cards for n in notes]
-    matching = match_page(rulings, cards, page.language, page.script, page.region)
+        return [_annotation(a) for a in annotated]
+    matched = match_page(annotated, page.language, page.script, page.region)
     if name == "match":
-        rows = zip(matching.sentences, matching.card_sentences, matching.procedural)
-        return [_matched(s, c, p) for s, c, p in rows]
+        return [_matched(m) for m in matched]
     if name == "statements":
-        said = read_statements(rulings, cards, matching, info_kinds(), page.language)
-        return [[_statement(s) for s in statements] for statements in said]
+        return [[_statement(s) for s in stated.statements]
+                for stated in read_statements(matched, info_kinds(), page.language)]
     raise ValueError(f"no pass named {name!r}")
 
 
@@ -92,9 +90,9 @@ def _sentences(sentences) -> list | None:
             for s in sentences]
 
 
-def _matched(sentences, card_sentences, procedural) -> dict:
-    return {"sentences": _sentences(sentences), "card_sentences": _sentences(card_sentences),
-            "procedural": list(procedural)}
+def _matched(m) -> dict:
+    return {"sentences": _sentences(m.sentences), "card_sentences": _sentences(m.card_sentences),
+            "procedural": list(m.procedural)}
 
 
 def _statement(s) -> dict:
