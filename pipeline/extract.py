@@ -44,7 +44,7 @@ def extract(page: Page, all_kinds: list[str]) -> list[Record]:
     ruling over spaCy's length limit."""
     rulings = segment(page)
     annotated = annotate(rulings, page.language, page.script, page.region)
-    matched = match_page(annotated, page.language, page.script, page.region)
+    matched = match_page(annotated, page.language)
     stated = read_statements(matched, all_kinds, page.language)
     return [record(s) for s in stated]
 

@@ -32,10 +32,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import procedural
 from .annotate import Annotated
-from .chinese import canonical_text
 from .errors import ExtractError
 from .orthography import alternation
-from .records import CardMention, Ruling
+from .records import CardMention, Ruling, Sentence
 from .schema import retention_terms, retention_terms_en
 from . import retention
 
@@ -71,15 +70,14 @@ class MatchedRuling(NamedTuple):
     procedural: tuple[str, ...]
 
 
-def match_page(annotated: list[Annotated], language: str, script: str = "Hans",
-               region: str = "") -> list[MatchedRuling]:
+def match_page(annotated: list[Annotated], language: str) -> list[MatchedRuling]:
     """The pass: :func:`match` the rulings, then the card rulings left
     (Chinese: :func:`match_card_rulings`, by their card mentions) and the
     procedural rules (English: :func:`procedural_rules`)."""
     rulings = [a.ruling for a in annotated]
-    sentences = match(rulings, language, script, region)
+    sentences = match(rulings, language)
     if language == "zh":
-        card_sentences = match_card_rulings(rulings, [a.cards for a in annotated], sentences, script, region)
+        card_sentences = match_card_rulings(rulings, [a.cards for a in annotated], sentences)
         procedural_ids = [()] * len(rulings)
     else:
         card_sentences, procedural_ids = [None] * len(rulings), procedural_rules(rulings, sentences)
@@ -230,17 +228,14 @@ def needs_matching(ruling: Ruling, language: str) -> bool:
 
 # --------------------------------------------------------------------------- the pass
 
-def _sentence_jobs(ruling: Ruling, i: int, language: str, script: str, region: str) -> list[tuple[int, Matched]]:
-    """(index, sentence without its doc yet) for each sentence of ``ruling``:
-    its canonical text (the ruling's own when the sentence is all of it)."""
+def _sentence_jobs(ruling: Ruling, i: int, language: str) -> list[tuple[int, Matched]]:
+    """(index, sentence without its doc yet) for each sentence of ``ruling``
+    (its canonical text as segment found it; English summons coordinated
+    before one 'Summoned' expanded: :func:`expand_coordination`)."""
     jobs = []
-    for s in ruling.sentences or ((0, len(ruling.text), False),):
-        a, b, struck = s
-        norm = ruling.norm if a == 0 and b == len(ruling.text) else canonical_text(ruling.text[a:b], language,
-                                                                                   script, region)
-        if language != "zh":
-            norm = expand_coordination(norm)
-        jobs.append((i, Matched(None, norm, struck, a, b)))
+    for s in ruling.sentences or (Sentence(0, len(ruling.text), ruling.norm),):
+        norm = expand_coordination(s.norm) if language != "zh" else s.norm
+        jobs.append((i, Matched(None, norm, s.struck, s.start, s.end)))
     return jobs
 
 
@@ -254,7 +249,7 @@ def _piped(jobs: list[tuple[int, Matched]], nlp: Language, out: Matches) -> Matc
     return out
 
 
-def match(rulings: list[Ruling], language: str, script: str = "Hans", region: str = "") -> Matches:
+def match(rulings: list[Ruling], language: str) -> Matches:
     """Per ruling, its matched sentences, or None where no matching was
     needed (:func:`needs_matching`; an English list item is matched when
     its lead-in is). Raises ExtractError naming the block for a ruling over
@@ -272,12 +267,11 @@ def match(rulings: list[Ruling], language: str, script: str = "Hans", region: st
         # "- in the turn in which the turn player Summoned or Set it."), whatever words it uses
         if needs_matching(ruling, language) or (language != "zh" and ruling.parent_id in matched):
             matched.add(ruling.id)
-            jobs += _sentence_jobs(ruling, i, language, script, region)
+            jobs += _sentence_jobs(ruling, i, language)
     return _piped(jobs, nlp, [None] * len(rulings))
 
 
-def match_card_rulings(rulings: list[Ruling], cards: list[tuple[CardMention, ...]], matches: Matches,
-                       script: str = "Hans", region: str = "") -> Matches:
+def match_card_rulings(rulings: list[Ruling], cards: list[tuple[CardMention, ...]], matches: Matches) -> Matches:
     """``matches`` with the sentences of the Chinese rulings :func:`match`
     left unmatched that name an event and cite a card's numbered effect
     (:func:`pipeline.cardrulings.cites_an_effect`) or deny one in their
@@ -298,7 +292,7 @@ def match_card_rulings(rulings: list[Ruling], cards: list[tuple[CardMention, ...
               if m is None and events_.search(r.norm) and card_ruling(r, cards[i])]
     if not picked:
         return matches
-    jobs = [job for i in picked for job in _sentence_jobs(rulings[i], i, "zh", script, region)]
+    jobs = [job for i in picked for job in _sentence_jobs(rulings[i], i, "zh")]
     return _piped(jobs, pipeline_for("zh"), list(matches))
 
 

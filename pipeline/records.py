@@ -83,11 +83,13 @@ class Statement:
 
 
 class Sentence(NamedTuple):
-    """A sentence of a ruling: characters ``start:end`` of its text, and
-    whether more than half of its non-space characters are struck through."""
+    """A sentence of a ruling: characters ``start:end`` of its text, its
+    canonical text (:func:`pipeline.chinese.canonical_text`), and whether
+    more than half of its non-space characters are struck through."""
 
     start: int
     end: int
+    norm: str
     struck: bool = False
 
 
@@ -98,8 +100,9 @@ class Ruling(NamedTuple):
 
     ``text`` as written (after an example label), ``norm`` its canonical
     text (:func:`pipeline.chinese.canonical_text`); ``sentences`` in
-    ``text``; ``dates`` every date written in ``text`` (those it refers to
-    marked ``reference``: :func:`pipeline.dates.mark_references`);
+    ``text`` (each with its canonical text); ``dates`` every date written in
+    ``text`` (those it refers to marked ``reference``:
+    :func:`pipeline.dates.mark_references`);
     ``links`` ``(start, end, href)`` and ``struck`` ``(start, end)`` in
     ``text``; ``status`` ``current``, ``superseded`` or ``pending``;
     ``withdrawn`` the struck part of a current ruling; ``parent_id`` the

@@ -374,13 +374,18 @@ class _StruckShare:
         return (self.hit[b] - self.hit[a]) / chars if chars else 0.0
 
 
-def _sentences(text: str, language: str, struck: list[tuple[int, int]]) -> tuple[Sentence, ...]:
-    """The sentences of a ruling's ``text``, each struck when more than half of it is."""
-    spans = split_sentences(text, language)
+def _sentences(page: Page, text: str, norm: str, struck: list[tuple[int, int]]) -> tuple[Sentence, ...]:
+    """The sentences of a ruling's ``text`` (``norm``: its canonical text),
+    each with its canonical text and struck when more than half of it is."""
+    spans = split_sentences(text, page.language)
+    if len(spans) == 1 and spans[0] == (0, len(text)):  # most rulings: one sentence, the ruling's own text
+        norms = [norm]
+    else:
+        norms = [canonical_text(text[a:b], page.language, page.script, page.region) for a, b in spans]
     if not struck:
-        return tuple(Sentence(a, b) for a, b in spans)
+        return tuple(Sentence(a, b, n) for (a, b), n in zip(spans, norms))
     share = _StruckShare(text, struck)
-    return tuple(Sentence(a, b, share(a, b) > 0.5) for a, b in spans)
+    return tuple(Sentence(a, b, n, share(a, b) > 0.5) for (a, b), n in zip(spans, norms))
 
 
 # --------------------------------------------------------------------------- the pass
@@ -486,7 +491,7 @@ def _ruling(page: Page, place: _Place, line: Line, skip: int, seen: Counter, seq
         id=record_id(page.source_id, place.norm_section, norm, seen[(place.norm_section, norm)]),
         source_id=page.source_id, seq=seq, block=place.block, section=place.section,
         norm_section=place.norm_section, role=place.role, channel=place.channel, status=status, text=text,
-        norm=norm, sentences=_sentences(text, page.language, struck),
+        norm=norm, sentences=_sentences(page, text, norm, struck),
         dates=tuple(ruling_dates(text, page.language)),
         links=tuple((l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b),
         struck=tuple(struck), withdrawn=withdrawn, parent_id=place.parent_id,

@@ -54,7 +54,7 @@ def run_pass(name: str, page) -> list:
     annotated = annotate(rulings, page.language, page.script, page.region)
     if name == "annotate":
         return [_annotation(a) for a in annotated]
-    matched = match_page(annotated, page.language, page.script, page.region)
+    matched = match_page(annotated, page.language)
     if name == "match":
         return [_matched(m) for m in matched]
     if name == "statements":
@@ -68,9 +68,11 @@ def _date(d) -> dict:
 
 
 def _ruling(r) -> dict:
-    return {"id": r.id, "block": r.block, "section": list(r.section), "role": r.role, "channel": r.channel,
+    return {"id": r.id, "block": r.block, "section": list(r.section), "norm_section": list(r.norm_section),
+            "role": r.role, "channel": r.channel,
             "status": r.status, "text": r.text, "norm": r.norm,
-            "sentences": [[s.start, s.end, s.struck] for s in r.sentences], "dates": [_date(d) for d in r.dates],
+            "sentences": [[s.start, s.end, s.struck, s.norm] for s in r.sentences],
+            "dates": [_date(d) for d in r.dates],
             "links": [list(link) for link in r.links], "struck": [list(s) for s in r.struck],
             "withdrawn": r.withdrawn, "parent_id": r.parent_id, "cells": list(r.cells)}
 
