@@ -128,16 +128,20 @@ def expand_coordination(text: str) -> str:
 
 
 RETENTION = "rulings_retention"  # the component's factory and pipe name
+CHAR_TOKENIZER = "rulings.char_tokenizer.v1"  # the Chinese pipeline's tokenizer in spaCy's registry
 SPANS_KEY = "retention"  # doc.spans[SPANS_KEY]: the retention terms found
 
 
 def register() -> None:
-    """Make the rulings components known to spaCy (once): ``rulings_retention``
+    """Make the rulings components known to spaCy (once): the tokenizer
+    ``rulings.char_tokenizer.v1`` (:class:`CharTokenizer`), ``rulings_retention``
     (:func:`retention_ruler`) and ``rulings_procedural`` (:mod:`pipeline.procedural`)."""
     from spacy.language import Language
+    from spacy.util import registry
 
     procedural.register()
-    if not Language.has_factory(RETENTION):
+    if not Language.has_factory(RETENTION):  # both at once: registered together
+        registry.tokenizers.register(CHAR_TOKENIZER, func=lambda: lambda nlp: CharTokenizer(nlp.vocab))
         Language.factory(RETENTION, default_config={"terms": "zh"}, assigns=["doc.spans"],
                          func=retention_ruler)
 
@@ -168,8 +172,7 @@ def pipeline_for(language: str) -> Language:
 
     register()
     if language == "zh":
-        nlp = spacy.blank("zh")
-        nlp.tokenizer = CharTokenizer(nlp.vocab)
+        nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": CHAR_TOKENIZER}}})
         nlp.add_pipe(RETENTION, config={"terms": "zh"})
     else:
         nlp = spacy.blank("en")
