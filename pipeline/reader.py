@@ -147,11 +147,11 @@ def read_sentence(text: str, terms: list[Term], ctx: Context,
     # "…不会再因这个效果送去墓地，不会归还控制权" keeps control.
     said = {(s.info_kind, s.event) for s in st.statements if s not in st.from_outcome}
     statements = [s for s in st.statements if s not in st.from_outcome or (s.info_kind, s.event) not in said]
-    statements = _with_cases(statements, st.cases, _exceptions(sen, st, cl, statements))
-    return [replace(s, reading=_reading(sen, st, cl, s)) for s in statements], st.last_kinds
+    statements = _with_cases(statements, st.cases, _exceptions(sen, statements))
+    return [replace(s, reading=_reading(sen, st, s)) for s in statements], st.last_kinds
 
 
-def _reading(sen: Sentence, st: State, cl: Clause, s: Statement) -> str:
+def _reading(sen: Sentence, st: State, s: Statement) -> str:
     """How ``s`` was read (:class:`~pipeline.records.Statement`): from an
     outcome word, or from a verdict word in a ruling on a named card
     (``case``) or on no card (``principle``; cards named as examples of a
@@ -162,7 +162,7 @@ def _reading(sen: Sentence, st: State, cl: Clause, s: Statement) -> str:
     return "case" if CARD_QUOTE.search(EXEMPLAR.sub("", sen.text)) else "principle"
 
 
-def _exceptions(sen: Sentence, st: State, cl: Clause, statements: list[Statement]) -> set[tuple[str, str]]:
+def _exceptions(sen: Sentence, statements: list[Statement]) -> set[tuple[str, str]]:
     """The (kind, event) pairs a sentence opening with 但是 states against
     what its section stated before (an exception to it, not a ruling on
     another event: "…变成里侧后不再是P召唤的怪兽。但是，被一时除外后，还是…")."""
@@ -215,12 +215,12 @@ def _stated_by_words(sen: Sentence, st: State, cl: Clause, terms: list[Term]) ->
         return
     kinds = [x.value for x in terms if x.kind == "KIND" and x.value in sen.t["stated_by_words"]]
     if kinds:
-        _emit(sen, st, cl, kinds, list(dict.fromkeys(st.pending)), "kept", cl.span[1])
+        _emit(sen, st, kinds, list(dict.fromkeys(st.pending)), "kept", cl.span[1])
         st.last_kinds, st.last_verdict, st.pending = kinds, "kept", []
         st.case_from = cl.span[1] + 1
 
 
-def _emit(sen: Sentence, st: State, cl: Clause, kinds: list[str], events: list[str], verdict: str, at: int) -> None:
+def _emit(sen: Sentence, st: State, kinds: list[str], events: list[str], verdict: str, at: int) -> None:
     for k in (sen.every_kind if kinds == ["*"] else kinds):
         for e in events:
             s = Statement(k, e, verdict, st.condition)
@@ -235,13 +235,13 @@ def _kind(sen: Sentence, st: State, cl: Clause, terms: list[Term], i: int) -> No
         cl.kinds_before.append(x.value)
         if not st.seen_events:
             st.lead.append(x.value)
-        if _named_as_information(sen, st, cl, x):
+        if _named_as_information(sen, x):
             st.named_info.add(x.value)  # 『攻击过』的情报: the information itself, not a description
     else:
         cl.other_kind = True
 
 
-def _named_as_information(sen: Sentence, st: State, cl: Clause, x: Term) -> bool:
+def _named_as_information(sen: Sentence, x: Term) -> bool:
     """Whether kind term ``x`` is named as information (``『攻击过』的情报``
     …), the ruling's subject: not a modifier of another noun
     (``持有『攻击过』的情报的怪兽``: the information noun before ``的``)."""
@@ -268,7 +268,7 @@ def _continuity(sen: Sentence, st: State, cl: Clause, x: Term) -> None:
     kinds = [k for k in cl.kinds_before or st.subject if k in sen.specific]
     if kinds:
         events = sen.t["continuity_events"]
-        _emit(sen, st, cl, kinds, events, "lost", x.start)
+        _emit(sen, st, kinds, events, "lost", x.start)
         st.from_outcome.update(s for s in st.statements if s.event in events)
 
 
@@ -309,7 +309,7 @@ def _outcome(sen: Sentence, st: State, cl: Clause, terms: list[Term], i: int, cl
         return
     verdicts = {kind: outcome_verdict(x, kind) for kind in kinds}
     for kind in kinds:
-        _emit(sen, st, cl, [kind], events, verdicts[kind], x.start)
+        _emit(sen, st, [kind], events, verdicts[kind], x.start)
         st.from_outcome.update(s for s in st.statements if s.info_kind == kind and s.event in events)
     st.last_kinds, st.last_verdict, st.pending = kinds, verdicts[kinds[0]], []
     st.outcome_events = events  # a verdict word after it may speak of them too
@@ -325,7 +325,7 @@ def _strict_subject(sen: Sentence, st: State, cl: Clause) -> list[str]:
     return [k for k in cl.kinds_before or st.lead if k in sen.specific or k in st.named_info]
 
 
-def _elliptical(sen: Sentence, st: State, cl: Clause) -> list[str]:
+def _elliptical(sen: Sentence) -> list[str]:
     """Outside a topic section, the kinds of the ruling just before in
     the block (``ctx.block_kinds``, one ruling back) for a sentence that
     is only an event, a verdict word and ``elliptical_words``:
@@ -333,7 +333,7 @@ def _elliptical(sen: Sentence, st: State, cl: Clause) -> list[str]:
     goes on speaking of it; ``魔法·陷阱卡被盖放的场合，…不适用`` does not."""
     if not sen.ctx.block_kinds or "？" in sen.text or "?" in sen.text:  # a question states nothing
         return []
-    if _same_case(sen, st, cl):
+    if _same_case(sen):
         return sen.ctx.block_kinds
     rest = sen.text
     for t in sorted((t for t in sen.terms if t.kind in ("EVENT", "VERDICT")), key=lambda t: -t.start):
@@ -342,7 +342,7 @@ def _elliptical(sen: Sentence, st: State, cl: Clause) -> list[str]:
     return sen.ctx.block_kinds if not LETTER.search(rest) else []
 
 
-def _pointed_back(sen: Sentence, st: State, cl: Clause) -> list[str]:
+def _pointed_back(sen: Sentence) -> list[str]:
     """Outside a topic section, the kinds the ruling's previous sentence
     named (``ctx.before``) when this one points back at its effect
     (``anaphora``: 若这个效果已经适用，再变成里侧的时点不再适用) and names no kind."""
@@ -351,7 +351,7 @@ def _pointed_back(sen: Sentence, st: State, cl: Clause) -> list[str]:
     return list(sen.ctx.before) if any(w in sen.text for w in sen.t["anaphora"]) else []
 
 
-def _same_case(sen: Sentence, st: State, cl: Clause) -> bool:
+def _same_case(sen: Sentence) -> bool:
     """Whether the sentence goes on with the case of the ruling just
     before in its block: it names cards, every one of them named there
     too (``ctx.block_cards``), and no kind of its own (``「X」的效果特殊召唤的「Y」…
@@ -361,7 +361,8 @@ def _same_case(sen: Sentence, st: State, cl: Clause) -> bool:
             and not any(t.kind in ("KIND", "KIND*") for t in sen.terms))
 
 
-def _strict_outcome_kinds(sen: Sentence, st: State, cl: Clause, objects: list[str], x: Term | None = None) -> list[str]:
+def _strict_outcome_kinds(sen: Sentence, st: State, cl: Clause, objects: list[str],
+                          x: Term | None = None) -> list[str]:
     """Outside a topic section, the kinds an outcome word speaks of: only
     specific kinds the ruling names itself, the one right after it
     (``不会再归还控制权``), else its subject's (named before the event:
@@ -380,7 +381,7 @@ def _strict_outcome_kinds(sen: Sentence, st: State, cl: Clause, objects: list[st
         if blocking:
             return blocking
     subject = (_strict_subject(sen, st, cl) or [k for k in cl.kinds_before or st.lead if k in sen.ctx.heading]
-               or (sen.ctx.block_kinds if sen.ctx.block_kinds and _same_case(sen, st, cl) else []))
+               or (sen.ctx.block_kinds if sen.ctx.block_kinds and _same_case(sen) else []))
     named = [k for k in objects if k in sen.specific]
     if named and subject and set(named) <= set(sen.t["subject_over_object"]):
         return subject
@@ -409,7 +410,7 @@ def _verdict(sen: Sentence, st: State, cl: Clause, terms: list[Term], i: int, cl
     if x.value == "not_applicable":
         event = sen.t["not_applicable_events"].get(sen.text[x.start:x.end])
         if verdict and kinds and event:
-            _emit(sen, st, cl, kinds, [event], verdict, x.start)
+            _emit(sen, st, kinds, [event], verdict, x.start)
         return j
     events = st.pending or st.outcome_events or (
         st.seen_events if objects and objects != st.last_kinds else [])
@@ -417,7 +418,7 @@ def _verdict(sen: Sentence, st: State, cl: Clause, terms: list[Term], i: int, cl
         word = sen.text[x.start:x.end]
         for kind in (sen.every_kind if kinds == ["*"] else kinds):
             scheduled = word in sen.t["scheduled_kinds"].get(kind, ())  # "不会归还控制权": it will not happen
-            _emit(sen, st, cl, [kind], list(dict.fromkeys(events)), "lost" if scheduled else verdict, x.start)
+            _emit(sen, st, [kind], list(dict.fromkeys(events)), "lost" if scheduled else verdict, x.start)
         st.last_kinds, st.last_verdict, st.pending, st.outcome_events = kinds, verdict, [], []
         st.case_from = clause_end + 1  # the next case starts with the next clause
     return j
@@ -435,8 +436,7 @@ def _verdict_kinds(sen: Sentence, st: State, cl: Clause, x: Term,
     if sen.ctx.strict:  # "不再是『从墓地特殊召唤的怪兽』": the kind is what is kept or lost
         implied = reading.implied_kind(sen.text[x.start:x.end], sen.text)
         return x.value, (objects or ([implied] if implied else []) or _strict_subject(sen, st, cl)
-                         or _elliptical(sen, st, cl)
-                         or _pointed_back(sen, st, cl))
+                         or _elliptical(sen) or _pointed_back(sen))
     fallback = [] if cl.other_kind else (st.last_kinds or st.subject or sen.ctx.block_kinds
                                          or ([sen.ctx.default] if sen.ctx.default else []))
     # 可以按照自己的意志 in the section 表示形式: the word names the section's kind, whatever monster it is about
