@@ -120,6 +120,17 @@ def test_every_pass_has_fixtures():
     assert sorted({c.parent.name for c in CASES}) == sorted(PASSES)
 
 
+def test_each_pass_module_says_what_it_takes_and_returns():
+    """pipeline/<pass>.py opens with "Extract pass N, <pass>: <takes> -> <returns>"."""
+    import importlib
+
+    from pipeline.extract import PASSES
+
+    for number, name in enumerate(PASSES, start=1):
+        first = importlib.import_module(f"pipeline.{name}").__doc__.splitlines()[0]
+        assert first.startswith(f"Extract pass {number}, {name}: ") and " -> " in first, first
+
+
 def test_each_pass_is_called_once_from_extract_alone():
     """The passes run in pipeline order, each from one place: extract() calls
     each once, in the order of PASSES; no other module of pipeline/ calls one."""
