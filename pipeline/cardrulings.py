@@ -206,7 +206,7 @@ def card_text_statements(records: Sequence[Record], docs: Sequence, events_of: C
                          dates_of: Callable, link: Callable[[str], int | None] | None = None,
                          texts: dict | None = None) -> int:
     """Add the ``card_text`` statements of ``records`` (their sentences in
-    ``docs``, as :class:`pipeline.match.Matching` gives them: ``card_sentences``); returns how
+    ``docs``, the ``card_sentences`` of :class:`pipeline.match.MatchedRuling`); returns how
     many. ``events_of(sentence)`` gives the events a sentence names in
     order as ``(start, event)``; ``dates_of(record, sentence)`` its dates;
     ``link(name)`` a card name's passcode (default: the bundled card index);

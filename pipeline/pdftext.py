@@ -1,4 +1,4 @@
-"""Text extracted from a PDF (format ``pdf-text``) -> :class:`~pipeline.normalize.Page`.
+"""Text extracted from a PDF (format ``pdf-text``) -> :class:`~pipeline.page.Page`.
 
 A PDF's text comes as fragments of its printed lines (the Konami rulebook:
 "three cases. 1. You cannot change the battle position of a monster" on
