@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 from pipeline.cards import card_index
 from pipeline.corpus import BUNDLED_CORPUS, load_manifest, read_snapshot
-from pipeline.extract import pipeline_for
+from pipeline.match import pipeline_for
 from pipeline.load import RECORD_TABLES
 from pipeline.run import page_rows, process_page
 from pipeline.schema import info_kinds

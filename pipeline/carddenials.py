@@ -33,8 +33,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from .records import Record, Statement
+from .records import Statement
+
+if TYPE_CHECKING:  # the statements pass's drafts (records in the making)
+    from .statements import Draft as Record
+
 
 _CLAUSE = re.compile(r"[，。；,;：:！？（）()]")
 _ZH_TEXTS = ("zh-community", "zh-CN")

@@ -39,10 +39,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from .records import Record, Statement
+from .records import Statement
 
-# A sequel flip (之后再反转) in a sentence naming no other event (pipeline.extract._sentence_events):
+if TYPE_CHECKING:  # the statements pass's drafts (records in the making)
+    from .statements import Draft as Record
+
+
+# A sequel flip (之后再反转) in a sentence naming no other event (pipeline.statements._sentence_events):
 # a flip only where the record names no event before it (变成里侧…。之后再反转…: the case is the face-down).
 SEQUEL_FLIP = "sequel:flip_face_up"
 
@@ -201,7 +206,7 @@ def card_text_statements(records: Sequence[Record], docs: Sequence, events_of: C
                          dates_of: Callable, link: Callable[[str], int | None] | None = None,
                          texts: dict | None = None) -> int:
     """Add the ``card_text`` statements of ``records`` (their sentences in
-    ``docs``, as :func:`pipeline.extract.annotate` returns them); returns how
+    ``docs``, the ``card_sentences`` of :class:`pipeline.match.MatchedRuling`); returns how
     many. ``events_of(sentence)`` gives the events a sentence names in
     order as ``(start, event)``; ``dates_of(record, sentence)`` its dates;
     ``link(name)`` a card name's passcode (default: the bundled card index);

@@ -41,13 +41,13 @@ from collections.abc import Mapping
 from functools import lru_cache
 from itertools import repeat
 
+from .orthography import QUOTED_NAME
 from .schema import REGIONAL_TERM_COLUMNS, opencc_fix_rows, tsv_rows
 
 REGIONS = ("CN", "TW", "HK")
 REGION_ALIASES = {"MO": "HK", "SG": "CN", "MY": "CN"}
 PHRASE_CONFIGS = {"TW": "tw2sp", "HK": "hk2s"}  # running text; t2s otherwise
 NAME_CONFIGS = {"TW": "tw2s", "HK": "hk2s"}  # card names: characters only; t2s otherwise
-QUOTED_NAME = re.compile(r"「[^「」]*」")
 
 # A clear majority: the text's own script wins over a declaration only when
 # it has this many script-specific characters and this share of them.

@@ -46,7 +46,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .corpus import Source
+from .dates import DATE_STAMPS
 from .errors import CompileError
+from .orthography import CARD_QUOTE
 from .records import Record, Statement, compile_view
 from .schema import (channel_labels, events, info_kinds, procedural_rules, retention_terms, rule_policy, rulesets,
                      statement_verdicts)
@@ -117,9 +119,6 @@ class ProceduralRule:
     dates: tuple[str, ...]
 
 
-_DATE_STAMPS = re.compile(r"\d{1,4}\s*[/／年.．\-]\s*\d{1,2}\s*[/／月.．\-]\s*\d{1,2}日?|\s+")
-
-
 def ruling_key(record: Record) -> str:
     """A ruling regardless of its date stamps and spacing: its text without
     them, hashed (a slim record of :func:`pipeline.records.compile_view`
@@ -136,7 +135,7 @@ def text_key(norm_text: str) -> str:
     ``schema/channels.tsv``), punctuation and spacing: one ruling however a
     page formats it (the report shows such rulings as one, and compile counts
     them as one)."""
-    text = _channel_label().sub("", _DATE_STAMPS.sub("", norm_text).strip(), count=1)
+    text = _channel_label().sub("", DATE_STAMPS.sub("", norm_text).strip(), count=1)
     return hashlib.blake2b(_NOT_WORD.sub("", text).encode("utf-8"), digest_size=16).hexdigest()
 
 
@@ -477,10 +476,9 @@ def _named_cards(text: str) -> set[int]:
     from .cards import card_index  # loaded by a build or refresh already; only for conditions that name cards
 
     index = card_index()
-    return {link.passcode for name in _CARD_QUOTE.findall(text) if (link := index.link(name)).passcode}
+    return {link.passcode for name in CARD_QUOTE.findall(text) if (link := index.link(name)).passcode}
 
 
-_CARD_QUOTE = re.compile(r"「([^「」]{1,80})」")
 NEGATOR_REACH = 3  # characters before a case's word where a negator negates it (不是 / 如果不是)
 _QUOTED_EFFECT = re.compile(r"『[^』]*』")
 

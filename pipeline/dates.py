@@ -55,6 +55,20 @@ YMD_DOT = re.compile(r"(\d(?<![A-Za-z\d./第]\d)\d(?:\d\d)?)\.(\d{1,2})\.(\d{1,2
 YMD_HYPHEN_SHORT = re.compile(r"(\d(?<![A-Za-z\d./第-]\d)\d)-(\d{1,2})-(\d{1,2})(?![\d-]|[节節条條章款项項])")
 
 
+# Date stamps as the segment pass reads them (pipeline.segment): what a stamp is written with (its
+# parentheses aside), a stamp alone on a line, a stamp's note (17/3/24（邮件）), something shaped like a
+# date, the stamps that close a sentence (。17/3/24 18/1/5) and the first number of a stamp (its shape).
+STAMP_CLASS = r"\d/.\-年月日\s"
+STAMP = f"[{STAMP_CLASS}]*"
+STAMP_CHARS = re.compile(f"[{STAMP_CLASS}（）()]+")
+STAMP_NOTE = re.compile(r"[（(][^（）()]{1,8}[）)]")
+DATE_LIKE = re.compile(r"\d\s*[/.\-年]\s*\d")
+TRAILING_DATES = re.compile(r"(?:\s*\d{1,2}([/.\-])\d{1,2}\1\d{1,2}(?![\d/]|[.\-]\d))+")
+STAMP_FIRST_NUMBER = re.compile(r"\D*(\d+)(\D?)")
+# Date stamps in any written form, and white space: what compile drops from a ruling's text for its key.
+DATE_STAMPS = re.compile(r"\d{1,4}\s*[/／年.．\-]\s*\d{1,2}\s*[/／月.．\-]\s*\d{1,2}日?|\s+")
+
+
 # Not frozen, as pipeline.records.CardMention (a frozen init is 3.6 times slower); unsafe_hash: hashable as before.
 @dataclass(slots=True, unsafe_hash=True)
 class RulingDate:

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from .records import Record
 from .schema import markers
+
+if TYPE_CHECKING:  # the statements pass's drafts (records in the making)
+    from .statements import Draft as Record
 
 
 @lru_cache(maxsize=1)

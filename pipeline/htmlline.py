@@ -20,7 +20,8 @@ from functools import lru_cache
 from lxml import etree
 
 from .cleantext import UNWANTED, WHITESPACE, clean_href, clean_text
-from .normalize import _SPACED_BLOCKS, _WALKED_LEAVES, CELL_SEPARATOR, CELL_TAGS, STRIKE_TAGS, Line, Link
+from .normalize import _SPACED_BLOCKS, _WALKED_LEAVES, CELL_SEPARATOR, CELL_TAGS, STRIKE_TAGS
+from .page import Line, Link
 from .schema import markers
 
 

@@ -29,7 +29,7 @@ from .errors import NormalizeError
 from .htmlline import clean_page, element_classes, is_footnote
 from .htmlwalk import HtmlWalker
 from .limits import DEFAULT_LIMITS, PageLimits
-from .normalize import Page
+from .page import Page
 from .pagelimits import check_attributes, check_elements, check_nesting
 from .pagemarkers import content_element
 from .schema import markers

@@ -24,9 +24,11 @@ from .htmllayout import PARAGRAPH_HEADING_LEVEL, layout_row, paragraph_heading
 from .htmlline import (class_role, classes_of, element_classes, element_kind, footnote_markers, is_chrome,
                        is_footnote, items_of, line_from, line_of)
 from .limits import DEFAULT_LIMITS
-from .normalize import BLOCK_TAGS, HEADINGS, INLINE_TAGS, Block, Line, split_dated_lines
+from .normalize import BLOCK_TAGS, HEADINGS, INLINE_TAGS
+from .page import Block, Line
+from .segment import bare_label, label_line, split_dated_lines  # the layout rules: segment owns them
 from .pagelimits import check_records
-from .pagemarkers import bare_label, chrome_line, label_line, note_headings
+from .pagemarkers import chrome_line, note_headings
 
 
 def _blank(run: list) -> bool:

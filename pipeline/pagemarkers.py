@@ -2,11 +2,10 @@
 
 Takes a line's text (or a parsed page's root element) and answers from the
 markers: :func:`content_element` (the page's content element by the
-``content_selectors``, else ``<body>``), :func:`label_line` and
-:func:`bare_label` (example labels: ``例：``, ``Example:``),
-:func:`note_headings` (``备注``, ``注意``), :func:`chrome_line` (a line of site
-chrome written inside the content). :func:`alternation` is the regex
-alternation of a word list, longest first. Each pattern is compiled once.
+``content_selectors``, else ``<body>``), :func:`note_headings` (``备注``,
+``注意``), :func:`chrome_line` (a line of site chrome written inside the
+content). The example labels (``例：``) are the segment pass's
+(:func:`pipeline.segment.label_line`). Each pattern is compiled once.
 Raises :class:`~pipeline.schema.SchemaError` through :func:`pipeline.schema.markers`
 when ``markers.json`` is broken; ValueError for a content selector it cannot read.
 """
@@ -43,17 +42,6 @@ def _content_xpaths() -> tuple:
 
 
 @lru_cache(maxsize=1)
-def label_line() -> re.Pattern:
-    """A line that is only an example label (``例：``, ``Example:``)."""
-    return re.compile(rf"^\s*({alternation(markers()['example_labels'])})\s*[：:]\s*$", re.I)
-
-
-def bare_label(text: str) -> bool:
-    """``text`` is an example label, with or without its colon (``例``, ``例：``)."""
-    return label_line().match(text.rstrip(":：") + "：") is not None
-
-
-@lru_cache(maxsize=1)
 def note_headings() -> frozenset[str]:
     """Headings of notes (``备注``, ``注意``): they nest under the section they follow."""
     return frozenset(markers()["note_headings"])
@@ -70,11 +58,6 @@ def chrome_line(text: str) -> bool:
     patterns of ``schema/markers.json``. A line holding a date is a ruling,
     never chrome."""
     return _chrome_line_pattern().search(text) is not None and not find_dates(text)
-
-
-def alternation(words: list[str]) -> str:
-    """A regex alternation of ``words``, escaped, longest first (so a longer word wins)."""
-    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
 def content_element(root):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .chinese import char_counts, resolve_script_region
 
 if TYPE_CHECKING:
-    from .normalize import Block, Page
+    from .page import Block, Page
 
 
 def page_text(page: Page) -> str:

@@ -1,4 +1,4 @@
-"""Text extracted from a PDF (format ``pdf-text``) -> :class:`~pipeline.normalize.Page`.
+"""Text extracted from a PDF (format ``pdf-text``) -> :class:`~pipeline.page.Page`.
 
 A PDF's text comes as fragments of its printed lines (the Konami rulebook:
 "three cases. 1. You cannot change the battle position of a monster" on
@@ -24,7 +24,7 @@ from collections import Counter
 
 from .corpus import Source
 from .errors import NormalizeError
-from .normalize import Block, Line, Page
+from .page import Block, Line, Page
 
 RUNNING_HEAD_MIN = 3  # a short line printed this many times or more is a running head
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6})(?:\s+(?:\d{1,3}|[ivxlc]{1,6}))?$", re.IGNORECASE)

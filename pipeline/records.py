@@ -4,8 +4,10 @@ Kept free of heavy imports (spaCy, OpenCC, DuckDB): :mod:`pipeline.compile`,
 :mod:`pipeline.generate` and :mod:`pipeline.load` take records without
 loading the extractor's NLP pipeline.
 
-* :class:`Record`: one ruling record of a page (extract makes it, load
-  stores it, compile reads its statements);
+* :class:`Ruling`: one ruling as the segment pass cuts it (text as written,
+  canonical text, sentences, date stamps: found once, never derived again);
+* :class:`Record`: one ruling record of a page (extract assembles it from the
+  passes' values, load stores it, compile reads its statements);
 * :class:`Statement`: what a record says about one (information kind,
   event) pair of ``schema/vocabulary.json``;
 * :class:`CardMention`: a card named in 「」.
@@ -80,6 +82,53 @@ class Statement:
         return (self.info_kind, self.event, self.verdict, self.condition, self.basis, self.principle_id)
 
 
+class Sentence(NamedTuple):
+    """A sentence of a ruling: characters ``start:end`` of its text, its
+    canonical text (:func:`pipeline.chinese.canonical_text`), and whether
+    more than half of its non-space characters are struck through."""
+
+    start: int
+    end: int
+    norm: str
+    struck: bool = False
+
+
+class Ruling(NamedTuple):
+    """One ruling as :func:`pipeline.segment.segment` cuts it from a page:
+    immutable (a named tuple: made by the thousand per page, a frozen
+    dataclass is three times slower to make).
+
+    ``text`` as written (after an example label), ``norm`` its canonical
+    text (:func:`pipeline.chinese.canonical_text`); ``sentences`` in
+    ``text`` (each with its canonical text); ``dates`` every date written in
+    ``text`` (those it refers to marked ``reference``:
+    :func:`pipeline.dates.mark_references`);
+    ``links`` ``(start, end, href)`` and ``struck`` ``(start, end)`` in
+    ``text``; ``status`` ``current``, ``superseded`` or ``pending``;
+    ``withdrawn`` the struck part of a current ruling; ``parent_id`` the
+    ruling of the list item it is nested in (or a footnote's); ``cells`` a
+    table row's cells. The other fields are :class:`Record`'s."""
+
+    id: str
+    source_id: str
+    seq: int
+    block: int
+    section: tuple[str, ...]
+    norm_section: tuple[str, ...]
+    role: str
+    channel: str
+    status: str
+    text: str
+    norm: str
+    sentences: tuple[Sentence, ...]
+    dates: tuple[RulingDate, ...]
+    links: tuple[tuple[int, int, str], ...]
+    struck: tuple[tuple[int, int], ...]
+    withdrawn: str
+    parent_id: str
+    cells: tuple[str, ...]
+
+
 @dataclass(slots=True)  # slots: a large build holds tens of thousands of records
 class Record:
     """One ruling record: one entry as the page writes it (a line of a
@@ -140,13 +189,19 @@ class Record:
 
     def add_statement(self, statement: Statement) -> None:
         """Add ``statement``, merging the dates of one already there without them."""
-        for i, old in enumerate(self.statements):
-            if old.key == statement.key:
-                if not set(statement.dates) <= set(old.dates):
-                    dates = tuple(sorted(set(old.dates) | set(statement.dates)))
-                    self.statements[i] = replace(old, dates=dates)
-                return
-        self.statements.append(statement)
+        merge_statement(self.statements, statement)
+
+
+def merge_statement(statements: list[Statement], statement: Statement) -> None:
+    """Add ``statement`` to ``statements``; one already there with the same
+    key takes its dates instead (their union, sorted)."""
+    for i, old in enumerate(statements):
+        if old.key == statement.key:
+            if not set(statement.dates) <= set(old.dates):
+                dates = tuple(sorted(set(old.dates) | set(statement.dates)))
+                statements[i] = replace(old, dates=dates)
+            return
+    statements.append(statement)
 
 
 def change_words(change: str, old_verdict: str | None, new_verdict: str) -> str:

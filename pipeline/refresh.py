@@ -56,7 +56,8 @@ from .corpus import BUNDLED_CORPUS, Source, check_snapshot_store, load_data_sour
 from .errors import CorpusError, FetchError, RulingsError, UsageError
 from .fetch import FetchConfig, Fetcher, FetchResult
 from .finish import STORED, Compiled, compile_all, finish, kept_warning, shrunk, timer
-from .generate import engine_paths, engine_rules_hash
+from .enginefile import engine_rules_hash
+from .generate import engine_paths
 from .limits import DEFAULT_LIMITS, PageLimits
 from .load import PageUpdate, RefreshData, RefreshWriter
 from .locks import database_lock, output_paths

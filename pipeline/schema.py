@@ -199,8 +199,9 @@ def card_ruling_terms() -> dict:
 @lru_cache(maxsize=1)
 def retention_terms_en() -> dict:
     """``schema/retention_terms_en.json``: English ``kinds``, ``events``,
-    ``verdicts`` (id -> phrases, lower case), ``negators`` and
-    ``returning_events`` (event -> ``{"leaves": [...], "returns": [...]}``);
+    ``verdicts`` (id -> phrases, lower case), ``negators``,
+    ``returning_events`` (event -> ``{"leaves": [...], "returns": [...]}``) and
+    the ``return_negations`` before a returning phrase (``words``, ``suffixes``);
     keys checked against the vocabulary."""
     return schematerms.check_retention_terms_en(_json("retention_terms_en.json"), _checker("retention_terms_en.json"),
                                                 info_kinds(), events(), statement_verdicts())

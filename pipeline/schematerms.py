@@ -38,6 +38,7 @@ def expand_alternatives(term: str) -> list[str]:
 
 
 TERM_WORD_LISTS = ("sequel", "same", "all_kinds", "hypothetical", "condition_openers", "out_of_scope", "negators",
+                   "cause_negators",
                    "events_in_topics_only", "case_separators", "continuity", "case_nouns", "exception_openers",
                    "neutral", "outcome_objects", "other_actors", "information_nouns", "elliptical_words",
                    "anaphora")
@@ -239,6 +240,8 @@ def check_retention_terms_en(data: dict, check: Checker, kinds: list[str], evts:
             check.member(f"{section}.{key}", key, known, what)
             _lower_case_words(check, data[section], key, section)
     check.words(data, "negators")
+    for part in ("words", "suffixes"):  # the negations before a returning phrase
+        check.words(check.get(data, "return_negations", dict), part, "return_negations")
     for event, phrases in check.get(data, "returning_events", dict).items():
         check.member(f"returning_events.{event}", event, evts, "an event")
         if not isinstance(phrases, dict):

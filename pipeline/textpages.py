@@ -19,7 +19,7 @@ from .corpus import Source
 from .dates import find_dates
 from .errors import NormalizeError
 from .limits import DEFAULT_LIMITS, PageLimits
-from .normalize import Block, Line, Link, Page
+from .page import Block, Line, Link, Page
 from .pagelimits import check_records
 from .pagemarkers import note_headings
 

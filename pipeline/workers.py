@@ -30,7 +30,7 @@ from .cards import CardIndex, card_index, card_index_built, use_card_index
 from .cardtables import use_card_table_rows, versioned_rows
 from .cardtext import card_texts, card_texts_file
 from .errors import LoadError, NormalizeError
-from .extract import pipeline_for
+from .match import pipeline_for
 from .schema import info_kinds
 
 # Pages handed to the workers and not yet taken by the build, per worker: a page read out

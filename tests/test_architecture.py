@@ -223,14 +223,15 @@ def test_no_stage_but_extract_loads_spacy(module):
 
 
 def test_extract_loads_spacy_when_it_reads_a_page():
-    code = "import sys; from pipeline.extract import pipeline_for; pipeline_for('zh'); print('spacy' in sys.modules)"
+    code = "import sys; from pipeline.match import pipeline_for; pipeline_for('zh'); print('spacy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "True"
 
 
 # The modules a read command never needs: the scraping, parsing, building and report stages, and the
 # libraries only they use (the bench's cli_start figures measure what this keeps out).
-HEAVY = ("pipeline.fetch", "pipeline.normalize", "pipeline.extract", "pipeline.run", "pipeline.refresh",
+HEAVY = ("pipeline.fetch", "pipeline.normalize", "pipeline.extract", "pipeline.segment", "pipeline.annotate",
+         "pipeline.match", "pipeline.statements", "pipeline.reader", "pipeline.run", "pipeline.refresh",
          "pipeline.load", "pipeline.report", "pipeline.compile", "pipeline.generate", "pipeline.cards",
          "pipeline.htmlpage", "pipeline.htmlwalk", "pipeline.textpages", "pipeline.reportdata", "pipeline.reportfolder",
          "pipeline.enginejs",

@@ -66,11 +66,12 @@ def test_profile_prints_cpu_per_stage_and_function():
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
-    assert {"normalize (all)", "extract (all)", "normalize_html", "line_of", "annotate", "_dates_and_cards",
-            "segment", "find_dates"} <= set(figures)
+    assert {"normalize (all)", "extract (all)", "normalize_html", "line_of", "segment", "annotate", "match_page",
+            "read_statements", "split_sentences", "ruling_dates"} <= set(figures)
     assert all(ms > 0 for ms in figures.values()), figures
     assert figures["normalize (all)"] >= figures["normalize_html"] >= figures["line_of"]
-    assert figures["extract (all)"] >= figures["annotate"] >= figures["_dates_and_cards"]
+    assert figures["extract (all)"] >= figures["segment"] >= figures["split_sentences"]
+    assert figures["extract (all)"] >= figures["match_page"]
 
 
 def test_instruction_count_needs_valgrind_and_reads_its_total(monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from pipeline.chinese import convert
 from pipeline.compile import info_kinds
 from pipeline.extract import extract
-from pipeline.normalize import Block, Line, Page
+from pipeline.page import Block, Line, Page
 from test_cardtext import NAME, PASSCODE, CardText, our_card  # noqa: F401 (a fixture)
 
 # A card of our own: its ② rests on its own procedure (the ① no-tribute Summon).

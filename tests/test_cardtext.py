@@ -15,7 +15,7 @@ from pipeline.cardtext import CardText, card_effects, load_card_texts, read_depe
 from pipeline.cards import CardLink
 from pipeline.compile import info_kinds
 from pipeline.extract import extract
-from pipeline.normalize import Block, Line, Page
+from pipeline.page import Block, Line, Page
 
 # A card of our own (no such card exists): its ① needs "this card, Synchro Summoned".
 PASSCODE = 99990001

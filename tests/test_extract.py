@@ -4,9 +4,10 @@ from pathlib import Path
 import pytest
 
 from pipeline.compile import info_kinds
-from pipeline.extract import extract, record_id, split_sentences
+from pipeline.extract import extract
+from pipeline.segment import record_id, split_sentences
 from pipeline.chinese import canonical_text
-from pipeline.normalize import Block, Line, Page
+from pipeline.page import Block, Line, Page
 
 CASES = json.loads((Path(__file__).parent / "cases" / "statements.json").read_text(encoding="utf-8"))
 

@@ -335,6 +335,6 @@ def test_rows_of_a_data_table_stay_records_whatever_their_cells_hold():
     ("Rescue Rabbit.", False),
 ])
 def test_a_title_is_told_from_a_ruling(text, title):
-    from pipeline.normalize import is_title
+    from pipeline.segment import is_title
 
     assert is_title(text) is title

@@ -13,7 +13,7 @@ import pytest
 from pipeline import schema
 from pipeline.compile import compile_rules
 from pipeline.extract import extract
-from pipeline.normalize import Block, Line, Page
+from pipeline.page import Block, Line, Page
 from pipeline.schema import info_kinds
 from pipeline.schematerms import expand_alternatives
 

@@ -138,7 +138,7 @@ def test_rulebook_states_its_rules():
 
 
 def test_features_polarity_longest_first():
-    from pipeline.extract import pipeline_for
+    from pipeline.match import pipeline_for
     nlp = pipeline_for("en")
     assert procedural.features(nlp("It may not be changed.").user_data[procedural.USER_DATA_KEY]).polarity == "CANNOT"
     assert procedural.features(nlp("You CAN change it, not by hand.").user_data[
@@ -198,7 +198,7 @@ def test_reader_finds_what_one_matcher_of_every_pattern_finds():
     schema's words (up to 150 tokens: windows inside long sentences)."""
     import random
 
-    from pipeline.extract import pipeline_for
+    from pipeline.match import pipeline_for
     from pipeline.schema import procedural_grammar
 
     nlp = pipeline_for("en")

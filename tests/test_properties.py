@@ -166,7 +166,7 @@ SENTENCE_TEXT = st.lists(st.sampled_from(list("。！？（）()「」『』ab 1
 def test_one_sentence_shortcut_splits_as_the_walk_does(text):
     """split_sentences skips its walk over brackets and quotes for a text
     that is surely one sentence (_one_sentence); the walk must agree."""
-    from pipeline import extract as ex
+    from pipeline import segment as ex
 
     fast = ex.split_sentences(text, "zh")
     original = ex._one_sentence
@@ -305,7 +305,7 @@ def test_whitespace_shortcut_collapses_as_the_pattern_does(text):
 def test_char_tokenizer_tokens_as_spacy_does(text):
     """extract's Chinese tokenizer gives the tokens and spaces of spaCy's own
     ``char`` segmenter, whatever the whitespace."""
-    from pipeline.extract import pipeline_for
+    from pipeline.match import pipeline_for
     from spacy.lang.zh import ChineseTokenizer
 
     nlp = pipeline_for("zh")
@@ -354,7 +354,7 @@ def test_link_on_a_quoted_name_is_the_first_inside_it(links, start, length, in_o
     give or take one character."""
     import re
 
-    from pipeline.extract import _Links
+    from pipeline.annotate import _Links
 
     if in_order:
         links = sorted(links, key=lambda link: link[0])
@@ -445,7 +445,7 @@ def test_dates_found_whether_or_not_the_iso_pattern_is_skipped(text):
 def test_pending_shortcut_says_what_the_pattern_says(text):
     """_pending looks for the markers as substrings first: it says what the
     pending pattern's search says."""
-    from pipeline.extract import _pending, _pending_pattern
+    from pipeline.segment import _pending, _pending_pattern
 
     assert _pending(text) == (_pending_pattern().search(text) is not None)
 
@@ -478,18 +478,18 @@ def test_card_name_tables_keep_the_base_text_of_ruby_markup(tmp_path, field, kep
 
 @pytest.mark.parametrize("source_id", ["ocg-rule-c03-face-down-temp-banish", "ocg-rule-c06-rulings-2023"])
 def test_the_retention_gate_skips_only_rulings_that_state_nothing(source_id, monkeypatch):
-    """``_speaks_of_retention`` asks a principle outside the topic sections
+    """``speaks_of_retention`` asks a principle outside the topic sections
     with an outcome word but no verdict word for a kind too, before the
     spaCy matcher reads it: read with every section outside a topic (the
     gold page as a yearly log reads it), the statements are those of the
     wider gate (an event, or one written in two parts, and a verdict or
     outcome word; or a continuity phrase and a specific kind)."""
-    from pipeline import extract as extract_module
+    from pipeline import retention
     from pipeline.corpus import BUNDLED_CORPUS, load_manifest, read_snapshot
 
     [src] = [s for s in load_manifest(BUNDLED_CORPUS) if s.id == source_id]
     page = normalize(read_snapshot(src), src)
-    monkeypatch.setattr(extract_module, "_section_config", lambda section: None)
+    monkeypatch.setattr(retention, "section_config", lambda section: None)
 
     def statements():
         return [(r.id, s) for r in extract(page, info_kinds()) for s in r.statements]
@@ -497,11 +497,11 @@ def test_the_retention_gate_skips_only_rulings_that_state_nothing(source_id, mon
     gated = statements()
     from pipeline import reading
 
-    events_, verdicts_, outcomes_, _, continuity_, specific_ = extract_module._retention_words()
+    events_, verdicts_, outcomes_, _, continuity_, specific_ = retention.retention_words()
     def wider(norm: str, example: bool = False) -> bool:
         named_event = events_.search(norm) or reading.split_events(norm, [], [])
         return bool(named_event and (verdicts_.search(norm) or outcomes_.search(norm))
                     or (continuity_.search(norm) and specific_.search(norm)))
 
-    monkeypatch.setattr(extract_module, "_speaks_of_retention", wider)
+    monkeypatch.setattr(retention, "speaks_of_retention", wider)
     assert gated == statements() and len(gated) > 30

@@ -15,7 +15,7 @@ from conftest import GOLD
 from pipeline.chinese import convert
 from pipeline.cli import main
 from pipeline.extract import extract
-from pipeline.normalize import Block, Line, Page
+from pipeline.page import Block, Line, Page
 from pipeline.schema import info_kinds
 
 YEARLY = ("23/03", "3/19")  # a day of a yearly log: no retention topic section

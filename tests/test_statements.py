@@ -13,7 +13,7 @@ from conftest import GOLD, make_corpus
 from pipeline.cli import main
 from pipeline.compile import compile_rules
 from pipeline.extract import extract
-from pipeline.normalize import Block, Line, Page
+from pipeline.page import Block, Line, Page
 from pipeline.schema import info_kinds
 
 SECTION = ("里侧·一时除外", "攻守计算")
@@ -157,11 +157,11 @@ def test_the_topic_page_read_as_a_yearly_log_still_gives_most_of_its_statements(
     phrasings of issue 34 (tests/test_reading.py)."""
     import duckdb
 
-    from pipeline import extract as extract_module
     from pipeline import evaluation
+    from pipeline import retention
     from pipeline.run import build
 
-    monkeypatch.setattr(extract_module, "_section_config", lambda section: None)
+    monkeypatch.setattr(retention, "section_config", lambda section: None)
     corpus = make_corpus(tmp_path / "c", ["ocg-rule-c03-face-down-temp-banish"])
     build(corpus, tmp_path / "r.duckdb", tmp_path / "e.py", workers=1)
     with duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True) as con:
@@ -253,7 +253,7 @@ def test_english_sentences_state_on_their_own_and_read_negation():
     ("it was Special Summoned.", "it was Special Summoned."),
 ])
 def test_coordinated_summon_words_are_expanded(text, expanded):
-    from pipeline.extract import expand_coordination
+    from pipeline.match import expand_coordination
 
     assert expand_coordination(text) == expanded
 

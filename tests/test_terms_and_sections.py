@@ -20,7 +20,7 @@ from pipeline.cards import card_index, card_names
 from pipeline.chinese import canonical_text, name_key, opencc_fixes
 from pipeline.cli import main
 from pipeline.corpus import Source
-from pipeline.extract import _quoted_name
+from pipeline.annotate import _quoted_name
 from pipeline.records import SectionLoss, page_counts, section_key, section_shrinkage, section_statements
 from pipeline.finish import STORED, shrunk
 from pipeline.run import build, process_page
