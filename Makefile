@@ -34,7 +34,7 @@ test: setup-test
 
 # The stage tests alone (tests/stages and the extract passes' fixture files).
 test-fast: setup-test
-	$(BIN)/python -m pytest -q -m "not slow" tests/stages $(wildcard tests/test_pass_fixtures.py)
+	$(BIN)/python -m pytest -q -m "not slow" -n auto tests/stages $(wildcard tests/test_pass_fixtures.py)
 
 # The slow tests (the benchmark on a small corpus); CI runs them after `make test`.
 test-slow: setup-test

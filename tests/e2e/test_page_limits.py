@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 import pipeline.run as run_module
+from conftest import HERE
 from corpus_kit import GOOD_HTML, OTHER_TEXT, RULING, PageSpec, good_corpus, stored_records, write_corpus
 from pipeline.cli import main
 from pipeline.fetch import FetchConfig
@@ -253,7 +254,7 @@ def test_a_page_over_the_page_timeout_fails_alone(five_pages, tmp_path, monkeypa
 
 SIGTERM_SCRIPT = """
 import sys
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{here!r}, {tests!r}]  # this file's folder, and tests/ for the corpus kit
 import pipeline.run as run_module
 import test_page_limits
 run_module.normalize = test_page_limits._stuck_in_c
@@ -272,7 +273,7 @@ def test_sigterm_stops_a_build_whose_worker_is_stuck(tmp_path, workers):
     assert build(corpus, db, engine).errors == []
     before = db.read_bytes()
     marker = tmp_path / "stuck.pid"
-    script = SIGTERM_SCRIPT.format(tests=str(Path(__file__).parent), corpus=str(corpus), db=str(db),
+    script = SIGTERM_SCRIPT.format(here=str(Path(__file__).parent), tests=str(HERE), corpus=str(corpus), db=str(db),
                                    engine=str(engine), workers=workers)
     proc = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "RULINGS_TEST_STUCK": str(marker)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
