@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test test-slow setup setup-test bench clean card-ruling-candidates
+.PHONY: run test test-fast test-slow setup setup-test bench clean card-ruling-candidates
 
 $(BIN)/rulings: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,10 +24,17 @@ setup-test: $(VENV)/.test-deps
 run: setup
 	$(BIN)/rulings build
 
+# Tests: tests/stages/<stage>/ (one stage each, no build of the bundled
+# corpus) and tests/e2e/ (builds, refreshes, the commands end to end).
 # One test process per core; a test file's tests stay in one process, so a
-# module's fixture (a build) is made once.
+# module's fixture (a build) is made once. The bundled corpus is built once
+# per run and shared by the processes (tests/conftest.py).
 test: setup-test
 	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile
+
+# The stage tests alone (tests/stages and the extract passes' fixture files).
+test-fast: setup-test
+	$(BIN)/python -m pytest -q -m "not slow" -n auto tests/stages
 
 # The slow tests (the benchmark on a small corpus); CI runs them after `make test`.
 test-slow: setup-test

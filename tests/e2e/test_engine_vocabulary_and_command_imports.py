@@ -1,0 +1,98 @@
+"""The generated engine of the bundled build carries the schema's vocabulary and
+answers every scenario event; the read commands import no build stage."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from pipeline import schema
+from pipeline.generate import vocabulary_tables
+
+
+HEAVY = ("pipeline.fetch", "pipeline.normalize", "pipeline.extract", "pipeline.segment", "pipeline.annotate",
+         "pipeline.match", "pipeline.statements", "pipeline.reader", "pipeline.run", "pipeline.refresh",
+         "pipeline.load", "pipeline.report", "pipeline.compile", "pipeline.generate", "pipeline.cards",
+         "pipeline.htmlpage", "pipeline.htmlwalk", "pipeline.textpages", "pipeline.reportdata", "pipeline.reportfolder",
+         "pipeline.enginejs",
+         "httpx", "bs4", "lxml", "jinja2", "spacy", "opencc", "numpy", "filelock", "orjson")
+
+
+def take_control(mode: str) -> dict:
+    return {"id": f"tc-{mode}", "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "A"},
+                                           {"turn": 2, "do": "take_control", "mode": mode, "by": "B"}],
+            "ask": {"turn": 2, "question": "has", "info_kind": schema.vocabulary()["scenario"]["take_control_modes"][mode]}}
+
+
+
+@pytest.mark.parametrize("mode", ["permanent", "temporary", "continuous_target", "delayed"])
+def test_take_control_gives_the_vocabularys_control_kind_with_a_reason(engine_module, mode):
+    result = engine_module.answer(take_control(mode))
+    assert result["answer"] is True
+    assert result["because"][0] == {"rule": "history",
+                                    "summary": f"events[1] (turn 2: take_control {mode}) gives "
+                                               f"{schema.vocabulary()['scenario']['take_control_modes'][mode]}"}
+
+
+def test_has_says_when_no_event_gives_the_kind(engine_module):
+    scenario = take_control("permanent")
+    scenario["ask"]["info_kind"] = "control_by_continuous_target"
+    result = engine_module.answer(scenario)
+    assert result["answer"] is False
+    assert result["because"][0]["summary"] == "no event of the scenario gives control_by_continuous_target"
+
+
+def test_the_runtime_refuses_a_kind_it_does_not_know(engine_module):
+    monster = engine_module._Monster()
+    with pytest.raises(ValueError, match="unknown info kind 'control_continuous_target'"):
+        monster.gain("control_continuous_target", 1)
+
+
+def test_the_engine_carries_the_schemas_vocabulary_tables(engine_module):
+    for name, value in vocabulary_tables().items():
+        assert getattr(engine_module, name) == value, name
+    scenario = schema.vocabulary()["scenario"]
+    assert engine_module.CONTROL_KINDS == scenario["take_control_modes"]
+    assert set(engine_module.PROCEDURAL_IDS) == set(schema.procedural_rules())
+
+
+def test_every_scenario_event_replays(engine_module):
+    """Each ``do`` of the scenario format has a branch or a GAINS entry."""
+    extra = {"summon": {"method": "synchro", "by": "A", "from": "extra_deck"}, "set": {"by": "A"},
+             "flip_summon": {"by": "A"}, "change_position": {"by": "manual"},
+             "take_control": {"mode": "temporary", "by": "B"}}
+    for do in engine_module.SCENARIO_EVENTS:
+        scenario = {"id": do, "events": [{"turn": 1, "do": "summon", "method": "normal", "by": "A"},
+                                         {"turn": 3, "do": do, **extra.get(do, {})}],
+                    "ask": {"turn": 3, "question": "has", "info_kind": "counters"}}
+        assert engine_module.answer(scenario)["answer"] in (True, False, "unknown"), do
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["ask", "synchro_summoned", "face_down"], ["card", "14087893"],
+                                  ["ask", "--card", "19048328", "face_down,flip_face_up"], ["card", "19048328"],
+                                  ["card", "Book of Moon"], ["show", "RECORD"], ["sql", "SELECT count(*) FROM rules"],
+                                  ["changes"], ["changes", "--rules"], ["vocabulary"]])
+def test_the_read_commands_import_no_stage_they_do_not_use(built, argv):
+    """``rulings ask``, ``card``, ``show``, ``sql`` ... run without importing
+    the pipeline's other stages (pipeline/cli.py imports them inside the
+    commands that use them): the modules loaded after the command ran."""
+    import duckdb
+
+    db = built[1]
+    with duckdb.connect(str(db), read_only=True) as con:
+        record = con.execute("SELECT min(record_id) FROM records").fetchone()[0]
+    argv = [record if a == "RECORD" else a for a in argv] + ([] if argv[0] in ("--version", "vocabulary")
+                                                            else ["--db", str(db)])
+    if argv[0] in ("ask", "card"):  # these load the engine too (a card's effects)
+        argv += ["--engine-out", str(built[2])]
+    code = ("import sys\nfrom pipeline.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint(sorted(m for m in sys.modules if m.split('.')[0] in "
+            f"{sorted({h.split('.')[0] for h in HEAVY})!r} or m in {list(HEAVY)!r}), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    loaded = ast.literal_eval(out.stderr.strip().splitlines()[-1])  # the list printed last
+    assert [m for m in loaded if m in HEAVY or m.split(".")[0] in HEAVY] == []
