@@ -16,10 +16,14 @@ EVENT_NAMES = ("face_down", "temp_banish", "flip_face_up")
 _WORKS = {True: "works", False: "does not work", None: "unknown"}
 
 
-def _fallback(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str], events: list[str]) -> dict:
-    """The answer for a card outside the engine's card table: its effects from ``card_effects``, each working."""
-    rows = con.execute("SELECT part, effect, coalesce(text_zh, text_zh_tw, text_ja, text_en, '') FROM card_effects "
+def _effect_rows(con: duckdb.DuckDBPyConnection, passcode: int) -> list[tuple]:
+    """The card's numbered effects from ``card_effects``: (part, effect, text), monster effects first."""
+    return con.execute("SELECT part, effect, coalesce(text_zh, text_zh_tw, text_ja, text_en, '') FROM card_effects "
                        "WHERE passcode = ? AND effect <> '' ORDER BY part = 'pendulum', ord", [passcode]).fetchall()
+
+
+def _fallback(rows: list[tuple], engine, passcode: int, names: dict[str, str], events: list[str]) -> dict:
+    """The answer for a card outside the engine's card table: its effects (``rows``, :func:`_effect_rows`), each working."""
     rule = {"rule": "no_dependency", "summary": engine._NO_DEPENDENCY}
     effects = [{"effect": effect, "part": part, "text": text, "depends_on": [], "verdicts": {}, "works": True,
                 "again": None, "decided_by": "no_dependency", "because": [], "rules": [rule], "card_rulings": []}
@@ -31,14 +35,17 @@ def _fallback(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict
             "effects": effects, "rulings": {}}
 
 
-def card_answer(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str], events) -> dict:
+def card_answer(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: dict[str, str], events,
+                rows: list[tuple] | None = None) -> dict:
     """The engine's answer for the card (see engine/runtime_cards.py), with
     ``card.names`` (every language, from the database); ValueError for an
-    event outside the vocabulary."""
+    event outside the vocabulary. ``rows``: the card's effects when already
+    read (:func:`_effect_rows`), for a card outside the engine's table."""
     try:
         answer = engine.card_answer(passcode, events)
     except KeyError:
-        answer = _fallback(con, engine, passcode, names, engine._event_list(events))
+        rows = _effect_rows(con, passcode) if rows is None else rows
+        answer = _fallback(rows, engine, passcode, names, engine._event_list(events))
     answer["card"]["names"] = dict(names)
     return answer
 
@@ -76,7 +83,12 @@ def effect_summaries(con: duckdb.DuckDBPyConnection, engine, passcode: int, name
     """Per effect of the card: ``{"effect", "part", "depends_on", "works":
     {event: True | False | None}, "decided_by": {event: ...}, "because":
     {event: [record ids]}}`` after each of the three events alone."""
-    return _summaries({ev: card_answer(con, engine, passcode, names, ev) for ev in EVENT_NAMES})
+    try:
+        answers = {ev: engine.card_answer(passcode, ev) for ev in EVENT_NAMES}
+    except KeyError:  # outside the engine's card table: its effects read once for the three events
+        rows = _effect_rows(con, passcode)
+        answers = {ev: card_answer(con, engine, passcode, names, ev, rows) for ev in EVENT_NAMES}
+    return _summaries(answers)
 
 
 def _summaries(answers: dict[str, dict]) -> list[dict]:
