@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 
 import duckdb
 
@@ -34,30 +35,34 @@ from .records import excerpt
 
 FORMAT = 1
 _CANNOT_NORMAL_SUMMON = re.compile(r"このカードは通常召喚できない|(?:这张|此)卡(?:不能|无法)通常召唤")
-# One query, ordered (DuckDB streams an ordered result to fetchmany, sorting out of core under the
-# build's 64 MB cap; an unordered one is materialized first): each candidate record with its linked
-# card names (in mention order) and its valid own and heading dates. Reading it in batches of ids
-# scanned the whole records table once a batch: quadratic, hours at 8,000 pages.
-_CANDIDATES = """
+# Candidates: current records that write a numbered effect and name a linked card. They are read
+# in parts of about _PART_SIZE records (records whose id hashes to part i of k), each part one
+# query with the part's linked card names and dates aggregated per record and streamed (ordered:
+# DuckDB streams an ordered result to fetchmany). Under the build's 64 MB cap one query over an
+# 8,000-page corpus ran out of memory, and batches of ids scanned the whole records table once a
+# batch (quadratic: hours at 8,000 pages). A part's order does not matter: card_table sorts.
+_CANDIDATE_WHERE = """status = 'current' AND retired_run IS NULL AND regexp_matches(norm_text, '[①-⑳]')
+      AND record_id IN (SELECT record_id FROM card_mentions WHERE passcode IS NOT NULL)"""
+_CANDIDATE_COUNT = f"SELECT count(*) FROM records WHERE {_CANDIDATE_WHERE}"
+_CANDIDATES = f"""
     WITH candidate AS (
         SELECT record_id, source_id, section_path, text, norm_text FROM records
-        WHERE status = 'current' AND retired_run IS NULL AND regexp_matches(norm_text, '[①-⑳]')
-          AND record_id IN (SELECT record_id FROM card_mentions WHERE passcode IS NOT NULL)),
+        WHERE hash(record_id) % $parts = $part AND {_CANDIDATE_WHERE}),
     names AS (
-        SELECT record_id, list([coalesce(norm_name, ''), coalesce(name, ''), passcode::VARCHAR] ORDER BY ord) AS names
+        SELECT record_id, list([ord::VARCHAR, coalesce(norm_name, ''), coalesce(name, ''), passcode::VARCHAR]) AS names
         FROM card_mentions
-        WHERE passcode IS NOT NULL AND coalesce(kind, 'card') = 'card'
+        WHERE hash(record_id) % $parts = $part AND passcode IS NOT NULL AND coalesce(kind, 'card') = 'card'
           AND record_id IN (SELECT record_id FROM candidate)
         GROUP BY record_id),
     dates AS (
-        SELECT record_id, list(DISTINCT strftime(date, '%Y-%m-%d') ORDER BY strftime(date, '%Y-%m-%d')) AS dates
-        FROM record_dates
-        WHERE valid AND date IS NOT NULL AND kind IN ('own', 'heading')
+        SELECT record_id, list(DISTINCT strftime(date, '%Y-%m-%d')) AS dates FROM record_dates
+        WHERE hash(record_id) % $parts = $part AND valid AND date IS NOT NULL AND kind IN ('own', 'heading')
           AND record_id IN (SELECT record_id FROM candidate)
         GROUP BY record_id)
     SELECT c.record_id, c.source_id, c.section_path, c.text, c.norm_text, n.names, d.dates
     FROM candidate c LEFT JOIN names n USING (record_id) LEFT JOIN dates d USING (record_id)
     ORDER BY c.record_id"""
+_PART_SIZE = 20_000  # candidates a query reads (40,000 ran out of memory under the 64 MB cap; 26,000 did not)
 _FETCH = 2000  # rows taken from the stream at a time
 
 
@@ -68,13 +73,23 @@ def _restricting_kinds() -> list[str]:
 
 
 def _linked_names(names: list[list[str]] | None) -> dict[str, int]:
-    """A record's linked card names, as quoted and normalized -> passcode (the first mention of a name wins)."""
+    """A record's linked card names (``[ord, norm_name, name, passcode]`` each), as quoted and
+    normalized -> passcode, the first mention of a name winning."""
     out: dict[str, int] = {}
-    for norm_name, name, passcode in names or ():
+    for _ord, norm_name, name, passcode in sorted(names or (), key=lambda n: int(n[0])):
         for n in (norm_name, name):
             if n:
                 out.setdefault(n, int(passcode))
     return out
+
+
+def _candidates(con: duckdb.DuckDBPyConnection) -> Iterator[tuple]:
+    """Every candidate record: (record_id, source_id, section_path, text, norm_text, names, dates), part by part."""
+    parts = max(1, -(-con.execute(_CANDIDATE_COUNT).fetchone()[0] // _PART_SIZE))
+    for part in range(parts):
+        result = con.execute(_CANDIDATES, {"parts": parts, "part": part})
+        while rows := result.fetchmany(_FETCH):
+            yield from rows
 
 
 def effect_rulings(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, list[dict]], dict[str, dict]]:
@@ -82,20 +97,18 @@ def effect_rulings(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, list[dict]
     ``({passcode: [{"id", "effect", "events", "flip", "can", "date"}]},
     {record id: citation})``, current records only (a struck-through ruling
     decides nothing); ``date`` the record's latest date (None: undated).
-    Reads the candidate records as one stream, ``_FETCH`` rows at a time."""
+    The candidate records are streamed (:data:`_CANDIDATES`), in memory a few thousand at a time."""
     by_card: dict[int, list[dict]] = defaultdict(list)
     citations: dict[str, dict] = {}
-    result = con.execute(_CANDIDATES)
-    while rows := result.fetchmany(_FETCH):
-        for rid, source, section, text, norm_text, names, dates in rows:
-            dates = dates or []
-            found = read_effect_rulings(norm_text or "", _linked_names(names))
-            for r in found:
-                by_card[r.passcode].append({"id": rid, "effect": r.effect, "events": list(r.events), "flip": r.flip,
-                                            "can": r.can, "date": max(dates, default=None)})
-            if found:
-                citations[rid] = {"source": source, "dates": dates, "section": section or "",
-                                  "text": excerpt(text or "")}
+    for rid, source, section, text, norm_text, names, dates in _candidates(con):
+        dates = sorted(dates or [])
+        found = read_effect_rulings(norm_text or "", _linked_names(names))
+        for r in found:
+            by_card[r.passcode].append({"id": rid, "effect": r.effect, "events": list(r.events), "flip": r.flip,
+                                        "can": r.can, "date": max(dates, default=None)})
+        if found:
+            citations[rid] = {"source": source, "dates": dates, "section": section or "",
+                              "text": excerpt(text or "")}
     return by_card, citations
 
 

@@ -267,3 +267,18 @@ def test_the_embedded_card_table_is_the_database_s_and_deterministic(built, engi
     table = json.loads(first)
     assert all(c["effects"] for c in table["cards"].values())
     assert set(table["citations"]) == {r["id"] for c in table["cards"].values() for r in c["rulings"]}
+
+
+def test_the_card_table_read_in_parts_is_the_same_table(built, monkeypatch):
+    """A large corpus's candidate rulings are read in parts (pipeline.cardengine._PART_SIZE records
+    a query): the bundled corpus read in parts of 300 gives the table it gives in one part."""
+    import duckdb
+
+    from pipeline import cardengine
+
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        whole = cardengine.card_table_text(cardengine.card_table(con))
+        candidates = con.execute(cardengine._CANDIDATE_COUNT).fetchone()[0]
+        monkeypatch.setattr(cardengine, "_PART_SIZE", 300)
+        assert candidates > 10 * 300  # several parts
+        assert cardengine.card_table_text(cardengine.card_table(con)) == whole
