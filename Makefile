@@ -32,13 +32,15 @@ run: setup
 test: setup-test
 	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadfile
 
-# The stage tests alone (tests/stages and the extract passes' fixture files).
+# The stage tests alone (tests/stages, the extract passes' fixture files among them), in one process:
+# no bundled build, no subprocess; the whole-codebase architecture checks are in tests/e2e.
 test-fast: setup-test
-	$(BIN)/python -m pytest -q -m "not slow" -n auto tests/stages
+	$(BIN)/python -m pytest -q -m "not slow" tests/stages
 
-# The slow tests (the benchmark on a small corpus); CI runs them after `make test`.
+# The slow tests (the benchmark, the wheel, killed builds, the data-safety suites), one process per core;
+# CI runs them after `make test`.
 test-slow: setup-test
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow -n auto --dist loadfile
 
 bench: setup
 	$(BIN)/python -m bench

@@ -17,6 +17,9 @@ from pipeline.cli import main
 from pipeline.corpus import DEFAULT_MAX_PAGE_BYTES
 from pipeline.run import build
 
+# Data-safety end to end (every page, refresh and file case): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 PAGE = "pages/ruling-page.html"
 WRAP = "<html><body><main><h1>里侧·一时除外</h1><h2>指示物</h2>{}</main></body></html>"
 

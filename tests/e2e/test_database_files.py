@@ -27,6 +27,9 @@ from pipeline.cli import main
 from pipeline.load import DatabaseWriter, columns
 from pipeline.run import build
 
+# Data-safety end to end (every page, refresh and file case): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 SOURCES = ["seed-000-battle-position", "seed-004-face-down-temp-banish"]
 
 

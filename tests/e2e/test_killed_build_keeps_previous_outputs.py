@@ -24,6 +24,9 @@ from conftest import import_module_from, make_corpus
 from corpus_kit import db_fingerprint
 from pipeline.run import build
 
+# Builds killed at every stage, end to end: `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 SOURCES = ["seed-000-battle-position", "seed-004-face-down-temp-banish"]
 EDIT = ("仍然是S召唤的怪兽", "不再是S召唤的怪兽")  # a finished build turns synchro_summoned/face_down to "lost"
 

@@ -33,6 +33,9 @@ from pipeline.errors import NormalizeError
 from pipeline.refresh import refresh
 from pipeline.run import build
 
+# Data-safety end to end (every page, refresh and file case): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 PAGE = "pages/ruling-page.html"
 HEAD = "<html><head><title>t</title></head><body><main><h1>里侧·一时除外</h1><h2>指示物</h2>"
 TAIL = "</main></body></html>"

@@ -37,6 +37,9 @@ from pipeline.generate import engine_paths
 from pipeline.refresh import engine_rules_hash, refresh
 from pipeline.run import build
 
+# Data-safety end to end (every page, refresh and file case): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 FACE_DOWN = "ocg-rule-c03-face-down-temp-banish"
 PLEDGES = "ocg-rule-c03-pledges"
 FROZEN = "seed-000-battle-position"

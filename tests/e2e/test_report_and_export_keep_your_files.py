@@ -39,6 +39,9 @@ from pipeline.report import write_report
 from pipeline.reportfolder import MARKER
 from pipeline.run import build
 
+# Data-safety end to end (every page, refresh and file case): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def two_dbs(tmp_path_factory):

@@ -25,6 +25,9 @@ from pipeline.locks import clean_leftovers
 from pipeline.records import LayoutChange, shrinkage
 from pipeline.run import build, process_page
 
+# Data-safety end to end (every page, refresh and file case): `make test-slow`, which CI runs.
+pytestmark = pytest.mark.slow
+
 SOURCES = ["seed-000-battle-position", "seed-004-face-down-temp-banish"]
 
 
