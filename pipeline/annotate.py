@@ -9,7 +9,10 @@ pass) and returns each ruling with what its words point at:
   links: every 「」 quote (an archetype when a kind word such as 怪兽
   follows and the name starts other cards' names; a token; a game term by
   ``term_quote_patterns``), and “” or 《》 quotes that name a known card;
-  the name in Simplified script for Chinese pages;
+  the name in Simplified script for Chinese pages; a mention of kind
+  ``card`` linked to its card here, once (``CardMention.link``:
+  :meth:`pipeline.cards.CardIndex.link`, exact, key or loose, never a
+  fuzzy guess; ``card_mentions`` rows take it, :mod:`pipeline.cardlinks`);
 * ``heading_date``: a yearly log's day-heading date for a ruling with no
   date of its own (:func:`pipeline.dates.heading_date`).
 """
@@ -81,7 +84,8 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
             norm_name, is_term = names(name)
             kind = ("term" if is_term else "archetype" if _archetype(text, q.end(), norm_name)
                     else _card_kind(name, norm_name))
-            cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind))
+            cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind,
+                                     link=card_index().link(name) if kind == "card" else None))
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)
@@ -89,7 +93,8 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
             if is_term or any(card_index().link(n).linked for n in (name, norm_name)):
                 cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), found.at(q),
                                          norm_name, "term" if is_term else "card",
-                                         quote=q.group(0)[0] + q.group(0)[-1]))
+                                         quote=q.group(0)[0] + q.group(0)[-1],
+                                         link=None if is_term else card_index().link(name)))
     if term_quoted:
         for q in TERM_QUOTES.finditer(text):
             name = q.group(q.lastindex)

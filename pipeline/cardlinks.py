@@ -26,14 +26,16 @@ UNLINKED = CardLink(None, None, None)
 
 def mention_rows(record: Record, source: Source | None) -> list[dict]:
     """The ``card_mentions`` rows of ``record``, in mention order: a
-    mention of kind ``card`` linked by name (:meth:`pipeline.cards.CardIndex.link`;
-    other kinds, e.g. an archetype, stay unlinked), its name in simplified
+    mention of kind ``card`` with the card the annotate pass linked it to
+    (:meth:`pipeline.cards.CardIndex.link`); a mention read back from a
+    database (a page whose stored records are kept) is linked here by the
+    same lookup, so it follows the card names of this version; other kinds,
+    e.g. an archetype, stay unlinked; its name in simplified
     script (extract's, else converted with the source's script and region;
     as written when the source is unknown) and that name's match key."""
-    cards = card_index()
     rows = []
     for i, c in enumerate(record.cards):
-        link = cards.link(c.name) if c.kind == "card" else UNLINKED
+        link = c.link if c.link is not None else card_index().link(c.name) if c.kind == "card" else UNLINKED
         norm = c.norm_name or (to_simplified(c.name, source.script, source.region) if source else c.name)
         rows.append({
             "record_id": record.id, "ord": i, "name": c.name, "norm_name": norm, "match_key": name_key(norm, "Hans"),

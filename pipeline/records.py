@@ -18,9 +18,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .dates import RulingDate
+
+if TYPE_CHECKING:  # the type alone: records stay free of the card index's imports
+    from .cards import CardLink
 
 
 # Not frozen: a frozen dataclass sets each field through object.__setattr__ (1.6 µs a call against
@@ -41,6 +44,9 @@ class CardMention:
     norm_name: str = ""  # the name in Simplified script (no term mapping)
     kind: str = "card"
     quote: str = "「」"
+    # The card it names (pipeline.cards.CardLink), found once by the annotate pass for a mention of
+    # kind card; None for other kinds and for mentions read back from a database (linked again then).
+    link: CardLink | None = None
 
 
 @dataclass(frozen=True, slots=True)

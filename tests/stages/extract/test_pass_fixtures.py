@@ -80,7 +80,8 @@ def _ruling(r) -> dict:
 def _annotation(n) -> dict:
     return {"faq": [list(f) for f in n.faq],
             "cards": [{"name": c.name, "start": c.start, "end": c.end, "url": c.url, "norm_name": c.norm_name,
-                       "kind": c.kind, "quote": c.quote} for c in n.cards],
+                       "kind": c.kind, "quote": c.quote,
+                       "konami_id": c.link.konami_id if c.link else None} for c in n.cards],
             "heading_date": _date(n.heading_date) if n.heading_date else None}
 
 
