@@ -121,7 +121,7 @@ def _quoted_name(name: str, script: str = "", region: str = "") -> tuple[str, bo
     ``schema/markers.json`` matches its :func:`~pipeline.chinese.name_key`,
     whatever the quote marks, region or width); ``script`` empty: a name of
     a page not in Chinese. A card named exactly like a term would be read as
-    the term: no card of ``corpus/data`` is (tests/test_terms_and_sections.py)."""
+    the term: no card of ``corpus/data`` is (tests/stages/statements/test_quoted_terms_and_name_keys.py)."""
     norm_name = to_simplified(name, script, region) if script else name
     return norm_name, _term_quote().search(name_key(norm_name, "Hans")) is not None
 

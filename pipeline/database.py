@@ -44,12 +44,12 @@ SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions
                "allow_community_extensions": False, "allow_unsigned_extensions": False}
 # The schema a build writes (build_info key 'schema_version'). Raise it with every change of
 # schema/ddl.sql's tables or columns, or of what their values mean: a database of another
-# version is refused with "run `rulings build`". tests/test_database_files.py pins it to the DDL.
+# version is refused with "run `rulings build`". tests/e2e/test_database_files.py pins it to the DDL.
 SCHEMA_VERSION = 5
 REBUILD = "run `rulings build` to rebuild it from the corpus"
 HEADER_MAGIC = b"DUCK"  # at byte 8 of every DuckDB database file
 # A DuckDB file is its main header and two database headers of 4 KiB each, then its blocks
-# (tests/test_database_files.py checks a build's file is exactly this long).
+# (tests/e2e/test_database_files.py checks a build's file is exactly this long).
 HEADERS_BYTES = 3 * 4096
 SQLITE_MAGIC = b"SQLite format 3\x00"
 

@@ -122,7 +122,7 @@ def _ts_field(name: str, spec: dict) -> str:
 
 def render_dts(tables: dict, digest: str) -> str:
     """``engine/ocg_rules.d.mts``: TypeScript declarations of the ES module
-    (checked with ``tsc --strict`` by tests/test_typescript.py): the info
+    (checked with ``tsc --strict`` by tests/e2e/test_typescript_declarations.py): the info
     kinds, events, verdicts and the scenario format as literal types (from
     the same tables as the module, so they change together), the shapes of
     ``retains``, ``citation``, ``answer`` and ``answer_all``, and every name

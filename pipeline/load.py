@@ -33,7 +33,7 @@ from .cardlinks import insert_card_names, mention_rows
 from .cardtables import insert_card_texts
 from .compile import ProceduralRule, Rule
 from .corpus import Source
-from .database import STORAGE_VERSION, SCHEMA_VERSION, build_schema_info, columns, connect
+from .database import SCHEMA_VERSION, STORAGE_VERSION, build_schema_info, columns, connect
 from .errors import LoadError
 from .locks import merge_leftover_wal, work_prefix
 from .records import Record

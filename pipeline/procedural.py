@@ -152,7 +152,7 @@ class _Reader:
     (:func:`longest_first`).
 
     The same spans as one ``Matcher`` holding every pattern
-    (tests/test_procedural.py), at a fraction of its cost: its ``IN`` sets
+    (tests/stages/extract/test_procedural_rules.py), at a fraction of its cost: its ``IN`` sets
     are Python predicates spaCy calls at every token for every pattern."""
 
     def __init__(self, vocab):
