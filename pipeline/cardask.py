@@ -16,6 +16,18 @@ EVENT_NAMES = ("face_down", "temp_banish", "flip_face_up")
 _WORKS = {True: "works", False: "does not work", None: "unknown"}
 
 
+def _outside_table(engine, passcode: int) -> bool:
+    """Whether the card is surely not in the engine's card table, read from
+    the table's JSON text (``CARD_TABLE``) without parsing it: the parse takes
+    10-40 ms (the text is 0.7-5 MB), and most cards are not in the table. In
+    the compact, key-sorted text of pipeline/cardengine.py a card's key
+    ``"PASSCODE":{`` stands nowhere else (a quote inside a string is escaped,
+    the other keys are names and record ids). False for a text of another
+    form: the engine decides (KeyError)."""
+    table = getattr(engine, "CARD_TABLE", None)
+    return isinstance(table, str) and table.startswith('{"cards":{') and f'"{passcode}":{{' not in table
+
+
 def _effect_rows(con: duckdb.DuckDBPyConnection, passcode: int) -> list[tuple]:
     """The card's numbered effects from ``card_effects``: (part, effect, text), monster effects first."""
     return con.execute("SELECT part, effect, coalesce(text_zh, text_zh_tw, text_ja, text_en, '') FROM card_effects "
@@ -42,6 +54,8 @@ def card_answer(con: duckdb.DuckDBPyConnection, engine, passcode: int, names: di
     event outside the vocabulary. ``rows``: the card's effects when already
     read (:func:`_effect_rows`), for a card outside the engine's table."""
     try:
+        if _outside_table(engine, passcode):
+            raise KeyError(passcode)
         answer = engine.card_answer(passcode, events)
     except KeyError:
         rows = _effect_rows(con, passcode) if rows is None else rows
@@ -84,6 +98,8 @@ def effect_summaries(con: duckdb.DuckDBPyConnection, engine, passcode: int, name
     {event: True | False | None}, "decided_by": {event: ...}, "because":
     {event: [record ids]}}`` after each of the three events alone."""
     try:
+        if _outside_table(engine, passcode):
+            raise KeyError(passcode)
         answers = {ev: engine.card_answer(passcode, ev) for ev in EVENT_NAMES}
     except KeyError:  # outside the engine's card table: its effects read once for the three events
         rows = _effect_rows(con, passcode)
