@@ -28,9 +28,12 @@ def _outside_table(engine, passcode: int) -> bool:
     return isinstance(table, str) and table.startswith('{"cards":{') and f'"{passcode}":{{' not in table
 
 
-def _effect_rows(con: duckdb.DuckDBPyConnection, passcode: int) -> list[tuple]:
-    """The card's numbered effects from ``card_effects``: (part, effect, text), monster effects first."""
-    return con.execute("SELECT part, effect, coalesce(text_zh, text_zh_tw, text_ja, text_en, '') FROM card_effects "
+def _effect_rows(con: duckdb.DuckDBPyConnection, passcode: int, texts: bool = True) -> list[tuple]:
+    """The card's numbered effects from ``card_effects``: (part, effect, text), monster effects first;
+    without ``texts`` each text is "" (the effect summaries show none: the text columns are most of
+    what the query reads)."""
+    text = "coalesce(text_zh, text_zh_tw, text_ja, text_en, '')" if texts else "''"
+    return con.execute(f"SELECT part, effect, {text} FROM card_effects "
                        "WHERE passcode = ? AND effect <> '' ORDER BY part = 'pendulum', ord", [passcode]).fetchall()
 
 
@@ -102,7 +105,7 @@ def effect_summaries(con: duckdb.DuckDBPyConnection, engine, passcode: int, name
             raise KeyError(passcode)
         answers = {ev: engine.card_answer(passcode, ev) for ev in EVENT_NAMES}
     except KeyError:  # outside the engine's card table: its effects read once for the three events
-        rows = _effect_rows(con, passcode)
+        rows = _effect_rows(con, passcode, texts=False)
         answers = {ev: card_answer(con, engine, passcode, names, ev, rows) for ev in EVENT_NAMES}
     return _summaries(answers)
 
