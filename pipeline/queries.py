@@ -412,7 +412,9 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
     source_id, section, status, text, dates (ISO, own), faq_ids, how
     (linked | key | english_text). Two queries: the rulings, then their
     dates (grouped here: DuckDB's ordered list aggregates cost more than
-    the whole lookup)."""
+    the whole lookup). The CASE lowers only the English records' texts:
+    DuckDB would lower every record's text before the semi-join on the
+    source (a third of a cold query's time on the bundled database)."""
     english = card.names.get("en", "")
     rows = con.execute("""
         WITH hits AS (
@@ -424,7 +426,8 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
             UNION ALL
             SELECT record_id, 'english_text' FROM records
             WHERE $en <> '' AND source_id IN (SELECT source_id FROM sources WHERE language = 'en')
-              AND contains(lower(text), lower($en))
+              AND CASE WHEN source_id IN (SELECT source_id FROM sources WHERE language = 'en')
+                       THEN contains(lower(text), lower($en)) END
         ), picked AS (SELECT record_id, min(how) AS how FROM hits GROUP BY record_id)
         SELECT r.record_id, r.source_id, r.section_path, r.status, r.text, p.how
         FROM picked p JOIN records r USING (record_id) WHERE r.retired_run IS NULL""",
