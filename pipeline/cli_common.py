@@ -30,7 +30,6 @@ from pathlib import Path
 import click
 import duckdb
 
-from . import stopping
 from .database import unreadable
 from .errors import RulingsError, UsageError
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
@@ -111,7 +110,9 @@ def _exit_codes(command):
             try:
                 return command(*args, **kwargs)
             except Exception:
-                stopping.raise_if_stopping()  # a stop signal DuckDB turned into an error of its own
+                stopping = sys.modules.get(f"{__package__}.stopping")  # none: no handler was installed
+                if stopping is not None:
+                    stopping.raise_if_stopping()  # a stop signal DuckDB turned into an error of its own
                 raise
         except UsageError as exc:
             _fail(exc.message, 2, type(exc).__name__, exc.place or None)

@@ -11,7 +11,6 @@ its values as parameters, gives plain values, and raises
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import sys
@@ -58,6 +57,8 @@ def json_problem(exc: ValueError) -> str:
 def unknown_name(what: str, name: str, known: list[str]) -> str:
     """'unknown event 'x' (did you mean 'y'?)', or the list of known names
     when none is close."""
+    import difflib  # only for a name the database does not know: not at every command's start
+
     hint = difflib.get_close_matches(name, known, n=1)
     if hint:
         return f"unknown {what} {name!r} (did you mean {hint[0]!r}?)"
