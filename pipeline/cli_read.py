@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import unicodedata
 from contextlib import closing, nullcontext
 from pathlib import Path
@@ -425,10 +426,11 @@ def card(name: str, limit: int | None, db_path: Path, engine_path: Path, as_json
     Rulings found by the card (linked quotes), by a quote whose key is one of
     the card's names, or by the English name in English pages (how).
     """
+    engine = _engine_loading(engine_path)
     with closing(queries.connect(db_path)) as con:
         found = queries.find_card(con, name)
         rulings = queries.card_rulings(con, found)
-        effects = _effect_summaries(con, engine_path, found.passcode, found.names) if found.passcode else []
+        effects = _effect_summaries(con, engine(), found.passcode, found.names) if found.passcode else []
     shown = rulings[:limit] if limit else rulings
     names = found.names
     if as_json:
@@ -462,16 +464,40 @@ def _card_ids(found) -> str:
     return f"{found.passcodes[0]}{also}"
 
 
-def _effect_summaries(con, engine_path: Path, passcode: int, names: dict[str, str]) -> list[dict]:
-    """The card's effects after each event (pipeline/cardask.py); none when
-    the engine is not built (or is not one) or the database holds no card texts."""
+def _engine_loading(engine_path: Path):
+    """Start importing the engine module at ``engine_path`` (:func:`load_engine`)
+    in a thread, while the card's rulings are read (DuckDB lets go of the GIL
+    while a query runs; the import is a tenth of the command's time). Returns
+    a function that waits for it: the module, or None when there is no
+    engine or it is not one (UsageError)."""
+    done: dict = {}
+
+    def load() -> None:
+        try:
+            done["engine"] = load_engine(engine_path)
+        except UsageError:
+            done["engine"] = None
+        except BaseException as exc:  # an unreadable file (OSError): raised where the module is waited for
+            done["error"] = exc
+
+    thread = threading.Thread(target=load, name="load-engine", daemon=True)
+    thread.start()
+
+    def wait():
+        thread.join()
+        if "error" in done:
+            raise done["error"]
+        return done["engine"]
+    return wait
+
+
+def _effect_summaries(con, engine, passcode: int, names: dict[str, str]) -> list[dict]:
+    """The card's effects after each event (pipeline/cardask.py) by the
+    engine module ``engine``; none when there is no engine (None), it is one
+    of before the card table or the database holds no card texts."""
     from . import cardask
 
-    try:
-        engine = load_engine(engine_path)
-    except UsageError:
-        return []
-    if not hasattr(engine, "card_answer"):  # an engine of before the card table
+    if not hasattr(engine, "card_answer"):  # no engine, or one of before the card table
         return []
     try:
         return cardask.effect_summaries(con, engine, passcode, names)
