@@ -282,3 +282,25 @@ def test_the_card_table_read_in_parts_is_the_same_table(built, monkeypatch):
         monkeypatch.setattr(cardengine, "_PART_SIZE", 300)
         assert candidates > 10 * 300  # several parts
         assert cardengine.card_table_text(cardengine.card_table(con)) == whole
+
+
+def test_a_card_outside_the_table_is_known_without_parsing_the_table(built):
+    """pipeline/cardask.py _outside_table: of every passcode, exactly the table's cards may be in it; a card
+    outside is answered (rulings card, ask --card) without the table's parse (10-40 ms of the command)."""
+    import duckdb
+
+    from conftest import import_module_from
+    from pipeline import cardask
+
+    engine = import_module_from(built[2], "engine_table_unparsed")  # its own module: the table not parsed yet
+    in_table = {int(p) for p in json.loads(engine.CARD_TABLE)["cards"]}
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        passcodes = {p for (p,) in con.execute("SELECT passcode FROM card_names WHERE passcode IS NOT NULL").fetchall()}
+        assert {p for p in passcodes | in_table if not cardask._outside_table(engine, p)} == in_table
+        summaries = cardask.effect_summaries(con, engine, 14087893, {})  # Book of Moon: not in the table
+        assert engine._CARD_DATA is None
+        assert [(s["effect"], s["works"], s["decided_by"]["face_down"]) for s in summaries] == [
+            ("①", {"face_down": True, "temp_banish": True, "flip_face_up": True}, "no_dependency")]
+        engine.CARD_TABLE = " " + engine.CARD_TABLE  # not the compact form: the engine decides, after its parse
+        assert not cardask._outside_table(engine, 14087893)
+        assert cardask.effect_summaries(con, engine, 14087893, {}) == summaries and engine._CARD_DATA is not None

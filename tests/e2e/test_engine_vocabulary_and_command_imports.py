@@ -96,3 +96,45 @@ def test_the_read_commands_import_no_stage_they_do_not_use(built, argv):
     assert out.returncode == 0, out.stderr
     loaded = ast.literal_eval(out.stderr.strip().splitlines()[-1])  # the list printed last
     assert [m for m in loaded if m in HEAVY or m.split(".")[0] in HEAVY] == []
+
+
+# What `rulings ask`, `show`, `sql` and `card` load of the pipeline, exactly (bench.cli's cli_start figures: these
+# start within 1.5 times a process that imports duckdb): the read path, the schema check's DDL, and for a card
+# the engine module's loader. difflib loads only for an unknown name, pipeline.stopping (signal) only in a build.
+READ_PATH = ["pipeline", "pipeline.cli", "pipeline.cli_common", "pipeline.cli_read", "pipeline.database",
+             "pipeline.errors", "pipeline.paths", "pipeline.queries", "pipeline.schema", "pipeline.schemacheck",
+             "pipeline.schemarules", "pipeline.schematerms", "pipeline.schemavocab", "pipeline.terminal"]
+CARD_PATH = ["pipeline.cardask", "pipeline.enginefile", "pipeline.userfiles"]
+
+
+@pytest.mark.parametrize("argv, extra", [(["ask", "synchro_summoned", "face_down"], []), (["show", "RECORD"], []),
+                                         (["sql", "SELECT count(*) FROM rules"], []), (["card", "14087893"], CARD_PATH),
+                                         (["ask", "--card", "19048328", "face_down"], CARD_PATH)])
+def test_the_fast_read_commands_load_only_their_path(built, argv, extra):
+    import duckdb
+
+    _, db, engine = built
+    with duckdb.connect(str(db), read_only=True) as con:
+        record = con.execute("SELECT min(record_id) FROM records").fetchone()[0]
+    options = ["--db", str(db)] + (["--engine-out", str(engine)] if argv[0] in ("ask", "card") else [])
+    argv = [record if a == "RECORD" else a for a in argv] + options
+    code = ("import sys\nfrom pipeline.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pipeline', 'difflib')), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == sorted(READ_PATH + extra)
+
+
+@pytest.mark.parametrize("argv, frozen", [(["sql", "SELECT 42", "--db", "DB"], True), (["--version"], False),
+                                          (["scenario", "--help"], False)])
+def test_a_read_command_freezes_the_garbage_collector_at_exit(built, argv, frozen):
+    """pipeline/cli.py READ_COMMANDS: Python's last collection is skipped (about 50 ms of each command);
+    a command that writes keeps it. The check runs at exit after the CLI's own (atexit: last in, first out)."""
+    argv = [str(built[1]) if a == "DB" else a for a in argv]
+    code = ("import atexit, gc, sys\natexit.register(lambda: print('frozen', gc.get_freeze_count(), file=sys.stderr))\n"
+            "from pipeline.cli import main\nmain(sys.argv[1:])")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    count = int(out.stderr.strip().splitlines()[-1].removeprefix("frozen "))
+    assert (count > 0) == frozen, count
