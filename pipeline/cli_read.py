@@ -480,7 +480,7 @@ def _engine_loading(engine_path: Path):
         except BaseException as exc:  # an unreadable file (OSError): raised where the module is waited for
             done["error"] = exc
 
-    thread = threading.Thread(target=load, name="load-engine", daemon=True)
+    thread = threading.Thread(target=load, name="load-engine")  # not a daemon: never cut off mid-import at exit
     thread.start()
 
     def wait():
