@@ -7,7 +7,7 @@ Written by a build beside the rules (pipeline/generate.py embeds it in
 ``card_answer`` parses on first use). Only cards that need it are in the
 table: those with an effect that depends on some info kind
 (pipeline/cardtext.py) or with a ruling on an effect after an event
-(pipeline/effectrulings.py). Its form (:func:`card_table`)::
+(pipeline/effectrulings.py, read page by page into the table ``effect_rulings``). Its form (:func:`card_table`)::
 
     {"format": 1,
      "restricting_kinds": [kinds whose loss lifts a limit: a count of uses, a pledge],
@@ -25,45 +25,31 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterator
 
 import duckdb
 
-from .effectrulings import read_effect_rulings
 from .cardtext import CardText
 from .records import excerpt
 
 FORMAT = 1
 _CANNOT_NORMAL_SUMMON = re.compile(r"このカードは通常召喚できない|(?:这张|此)卡(?:不能|无法)通常召唤")
-# Candidates: current records that write a numbered effect and name a linked card. They are read
-# in parts of about _PART_SIZE records (records whose id hashes to part i of k), each part one
-# query with the part's linked card names and dates aggregated per record and streamed (ordered:
-# DuckDB streams an ordered result to fetchmany). Under the build's 64 MB cap one query over an
-# 8,000-page corpus ran out of memory, and batches of ids scanned the whole records table once a
-# batch (quadratic: hours at 8,000 pages). A part's order does not matter: card_table sorts.
-_CANDIDATE_WHERE = """status = 'current' AND retired_run IS NULL AND regexp_matches(norm_text, '[①-⑳]')
-      AND record_id IN (SELECT record_id FROM card_mentions WHERE passcode IS NOT NULL)"""
-_CANDIDATE_COUNT = f"SELECT count(*) FROM records WHERE {_CANDIDATE_WHERE}"
-_CANDIDATES = f"""
-    WITH candidate AS (
-        SELECT record_id, source_id, section_path, text, norm_text FROM records
-        WHERE hash(record_id) % $parts = $part AND {_CANDIDATE_WHERE}),
-    names AS (
-        SELECT record_id, list([ord::VARCHAR, coalesce(norm_name, ''), coalesce(name, ''), passcode::VARCHAR]) AS names
-        FROM card_mentions
-        WHERE hash(record_id) % $parts = $part AND passcode IS NOT NULL AND coalesce(kind, 'card') = 'card'
-          AND record_id IN (SELECT record_id FROM candidate)
-        GROUP BY record_id),
+# The rulings were read page by page in the build's workers (pipeline/load.py effect_ruling_rows): here only
+# their rows (a few per card) are joined with the records still current, and the cited records' citation
+# fields read. Reading the candidate records' texts here instead ran out of DuckDB's 64 MB cap at 8,000 pages.
+_RULINGS = """
+    SELECT e.record_id, e.passcode, e.effect, e.events, e.flip, e.can, strftime(e.date, '%Y-%m-%d')
+    FROM effect_rulings e JOIN records r USING (record_id)
+    WHERE r.status = 'current' AND r.retired_run IS NULL
+    ORDER BY e.record_id, e.ord"""
+_CITATIONS = """
+    WITH cited AS (SELECT unnest($ids) AS record_id),
     dates AS (
         SELECT record_id, list(DISTINCT strftime(date, '%Y-%m-%d')) AS dates FROM record_dates
-        WHERE hash(record_id) % $parts = $part AND valid AND date IS NOT NULL AND kind IN ('own', 'heading')
-          AND record_id IN (SELECT record_id FROM candidate)
+        WHERE record_id IN (SELECT record_id FROM cited) AND valid AND date IS NOT NULL AND kind IN ('own', 'heading')
         GROUP BY record_id)
-    SELECT c.record_id, c.source_id, c.section_path, c.text, c.norm_text, n.names, d.dates
-    FROM candidate c LEFT JOIN names n USING (record_id) LEFT JOIN dates d USING (record_id)
-    ORDER BY c.record_id"""
-_PART_SIZE = 20_000  # candidates a query reads (40,000 ran out of memory under the 64 MB cap; 26,000 did not)
-_FETCH = 2000  # rows taken from the stream at a time
+    SELECT r.record_id, r.source_id, r.section_path, r.text, d.dates
+    FROM records r LEFT JOIN dates d USING (record_id)
+    WHERE r.record_id IN (SELECT record_id FROM cited) AND r.status = 'current' AND r.retired_run IS NULL"""
 
 
 def _restricting_kinds() -> list[str]:
@@ -72,44 +58,25 @@ def _restricting_kinds() -> list[str]:
     return sorted(set(retention_terms()["restricting_kinds"]) | set(card_text_terms()["restricting_kinds"]))
 
 
-def _linked_names(names: list[list[str]] | None) -> dict[str, int]:
-    """A record's linked card names (``[ord, norm_name, name, passcode]`` each), as quoted and
-    normalized -> passcode, the first mention of a name winning."""
-    out: dict[str, int] = {}
-    for _ord, norm_name, name, passcode in sorted(names or (), key=lambda n: int(n[0])):
-        for n in (norm_name, name):
-            if n:
-                out.setdefault(n, int(passcode))
-    return out
-
-
-def _candidates(con: duckdb.DuckDBPyConnection) -> Iterator[tuple]:
-    """Every candidate record: (record_id, source_id, section_path, text, norm_text, names, dates), part by part."""
-    parts = max(1, -(-con.execute(_CANDIDATE_COUNT).fetchone()[0] // _PART_SIZE))
-    for part in range(parts):
-        result = con.execute(_CANDIDATES, {"parts": parts, "part": part})
-        while rows := result.fetchmany(_FETCH):
-            yield from rows
-
-
-def effect_rulings(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, list[dict]], dict[str, dict]]:
-    """The rulings of the database on a card's effect after an event:
-    ``({passcode: [{"id", "effect", "events", "flip", "can", "date"}]},
-    {record id: citation})``, current records only (a struck-through ruling
-    decides nothing); ``date`` the record's latest date (None: undated).
-    The candidate records are streamed (:data:`_CANDIDATES`), in memory a few thousand at a time."""
+def effect_rulings(con: duckdb.DuckDBPyConnection) -> dict[int, list[dict]]:
+    """The rulings of the database on a card's effect after an event
+    (table ``effect_rulings``): ``{passcode: [{"id", "effect", "events",
+    "flip", "can", "date"}]}``, current records only (a struck-through or
+    retired ruling decides nothing); ``date`` the record's latest date
+    (``YYYY-MM-DD``; None: undated); a record's rulings in the order read."""
     by_card: dict[int, list[dict]] = defaultdict(list)
-    citations: dict[str, dict] = {}
-    for rid, source, section, text, norm_text, names, dates in _candidates(con):
-        dates = sorted(dates or [])
-        found = read_effect_rulings(norm_text or "", _linked_names(names))
-        for r in found:
-            by_card[r.passcode].append({"id": rid, "effect": r.effect, "events": list(r.events), "flip": r.flip,
-                                        "can": r.can, "date": max(dates, default=None)})
-        if found:
-            citations[rid] = {"source": source, "dates": dates, "section": section or "",
-                              "text": excerpt(text or "")}
-    return by_card, citations
+    for rid, passcode, effect, events, flip, can, date in con.execute(_RULINGS).fetchall():
+        by_card[passcode].append({"id": rid, "effect": effect, "events": list(events), "flip": flip, "can": can,
+                                  "date": date})
+    return by_card
+
+
+def citations(con: duckdb.DuckDBPyConnection, record_ids: list[str]) -> dict[str, dict]:
+    """``{record id: {"source", "dates", "section", "text"}}`` of the current
+    records ``record_ids``: dates their valid own and heading dates
+    (``YYYY-MM-DD``, sorted), text an excerpt (:func:`pipeline.records.excerpt`)."""
+    return {rid: {"source": source, "dates": sorted(dates or []), "section": section or "", "text": excerpt(text or "")}
+            for rid, source, section, text, dates in con.execute(_CITATIONS, {"ids": record_ids}).fetchall()}
 
 
 def _effects(passcode: int, rows: list[tuple], kinds: dict[tuple, list[str]]) -> list[dict]:
@@ -176,7 +143,7 @@ def _table_rows(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
 
 def card_table(con: duckdb.DuckDBPyConnection, rows: dict[str, list[tuple]] | None = None) -> dict:
     """The card table (see the module docstring) from the database ``con``
-    (records, card_mentions and record_dates) and the card-text rows
+    (effect_rulings, records and record_dates) and the card-text rows
     ``rows`` (:func:`pipeline.cardtables.card_table_rows`, which a build
     computes once for its tables and this), by default the database's own
     tables ``card_texts``, ``card_effects`` and ``effect_dependencies``.
@@ -193,7 +160,7 @@ def card_table(con: duckdb.DuckDBPyConnection, rows: dict[str, list[tuple]] | No
     by_card: dict[int, list[tuple]] = defaultdict(list)
     for row in sorted(rows["card_effects"], key=lambda r: (r[0], r[1] == "pendulum", r[3])):
         by_card[row[0]].append(row)
-    rulings, citations = effect_rulings(con)
+    rulings = effect_rulings(con)
     table, cited = {}, set()
     for passcode in sorted(by_card):
         entry = _card_entry(cards[passcode], _effects(passcode, by_card[passcode], sorted_kinds),
@@ -202,7 +169,7 @@ def card_table(con: duckdb.DuckDBPyConnection, rows: dict[str, list[tuple]] | No
             table[str(passcode)] = entry
             cited.update(r["id"] for r in entry["rulings"])
     return {"format": FORMAT, "restricting_kinds": _restricting_kinds(), "cards": table,
-            "citations": {rid: citations[rid] for rid in sorted(cited)}}
+            "citations": dict(sorted(citations(con, sorted(cited)).items()))}
 
 
 def card_table_text(table: dict) -> str:

@@ -45,7 +45,7 @@ SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions
 # The schema a build writes (build_info key 'schema_version'). Raise it with every change of
 # schema/ddl.sql's tables or columns, or of what their values mean: a database of another
 # version is refused with "run `rulings build`". tests/e2e/test_database_files.py pins it to the DDL.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 REBUILD = "run `rulings build` to rebuild it from the corpus"
 HEADER_MAGIC = b"DUCK"  # at byte 8 of every DuckDB database file
 # A DuckDB file is its main header and two database headers of 4 KiB each, then its blocks

@@ -190,7 +190,11 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
     quoted -> passcode). See the module docstring for the reading."""
     t = _terms()
     text = _blank(text, t["quoted"])
+    if not t["reference"].search(text):
+        return []  # a verdict needs a numbered effect referred to (most records: the clause reading costs more)
     masked = _blank(text, t["not_events"])
+    if not any(p.search(masked) for p in t["events"].values()):
+        return []  # and an event named before it
     quotes = _quoted_cards(text, cards)
     out: list[EffectRuling] = []
     pending: list[tuple[int, str, int]] = []  # events since the last verdict

@@ -22,6 +22,7 @@ nothing. A refresh writes in place, in one transaction (:class:`RefreshWriter`).
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from .cardtables import insert_card_texts
 from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .database import SCHEMA_VERSION, STORAGE_VERSION, build_schema_info, columns, connect
+from .effectrulings import read_effect_rulings
 from .errors import LoadError
 from .locks import merge_leftover_wal, work_prefix
 from .records import Record
@@ -60,11 +62,15 @@ class BuildData:
 
 # --------------------------------------------------------------------------- rows
 
-RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements")
+RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements", "effect_rulings")
+_CIRCLED = re.compile("[①-⑳]")
+
+
 def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
                 source_of: dict[str, Source]) -> dict[str, list[dict]]:
     """The rows of :data:`RECORD_TABLES` for ``records``: card mentions
-    linked to passcodes by :func:`pipeline.cardlinks.mention_rows`.
+    linked to passcodes by :func:`pipeline.cardlinks.mention_rows`, the
+    rulings on their effects read with them (:func:`effect_ruling_rows`).
     ``snapshot_of`` maps source id -> content hash of its snapshot."""
     rows: dict[str, list[dict]] = {name: [] for name in RECORD_TABLES}
     for r in records:
@@ -83,7 +89,9 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
                 "record_id": r.id, "ord": i, "raw": d.raw, "date": d.iso, "valid": d.valid,
                 "reason": d.reason or None, "from_heading": d.start < 0, "kind": d.kind, "faq_id": fid,
                 "faq_url": url})
-        rows["card_mentions"] += mention_rows(r, source_of.get(r.source_id))
+        mentions = mention_rows(r, source_of.get(r.source_id))
+        rows["card_mentions"] += mentions
+        rows["effect_rulings"] += effect_ruling_rows(r, mentions)
         for st in r.statements:
             rows["statements"].append({
                 "record_id": r.id, "info_kind": st.info_kind, "event": st.event, "verdict": st.verdict,
@@ -94,6 +102,37 @@ def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
         if table_rows:
             check_row(table, table_rows[0])
     return rows
+
+
+def effect_ruling_rows(record: Record, mentions: list[dict]) -> list[dict]:
+    """The ``effect_rulings`` rows of ``record``: what
+    :func:`pipeline.effectrulings.read_effect_rulings` reads in its
+    normalized text with the names of its linked card ``mentions`` (its
+    :func:`~pipeline.cardlinks.mention_rows`), dated by the record's latest
+    valid own or heading date (``YYYY-MM-DD``; None: undated). Only a
+    current record that writes a circled number and links a card can have
+    one: the others are not read (most records, so a page's cost stays small)."""
+    if record.status != "current" or not _CIRCLED.search(record.norm or "") \
+            or all(m["passcode"] is None for m in mentions):
+        return []
+    found = read_effect_rulings(record.norm, _linked_names(mentions))
+    if not found:
+        return []
+    date = max((d.iso for d in record.dates if d.valid and d.iso and d.kind in ("own", "heading")), default=None)
+    return [{"record_id": record.id, "ord": i, "passcode": f.passcode, "effect": f.effect, "events": list(f.events),
+             "flip": f.flip, "can": f.can, "date": date} for i, f in enumerate(found)]
+
+
+def _linked_names(mentions: list[dict]) -> dict[str, int]:
+    """A record's linked card names, as quoted and normalized -> passcode,
+    from its ``card_mentions`` rows (in mention order): the first mention of a name wins."""
+    out: dict[str, int] = {}
+    for m in mentions:
+        if m["passcode"] is not None and (m["kind"] or "card") == "card":
+            for name in (m["norm_name"], m["name"]):
+                if name:
+                    out.setdefault(name, m["passcode"])
+    return out
 
 
 def source_rows(sources: list[Source]) -> list[dict]:

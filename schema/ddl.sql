@@ -132,6 +132,20 @@ CREATE TABLE IF NOT EXISTS statements (
     passcode     INTEGER                -- basis card_text: the card whose effect it is (card_effects.passcode)
 );
 
+-- Rulings on a named card's numbered effect after a retention event (pipeline/effectrulings.py), read per
+-- record with the record's linked card mentions: one row per ruling of a current record that writes a
+-- circled number (①-⑳). The engines' card table (pipeline/cardengine.py) is made from them.
+CREATE TABLE IF NOT EXISTS effect_rulings (
+    record_id    VARCHAR,
+    ord          INTEGER,               -- position among the record's rulings, as read
+    passcode     INTEGER,               -- the card whose effect it is (card_mentions.passcode)
+    effect       VARCHAR,               -- the number as printed: '②'
+    events       VARCHAR[],             -- the main events named: face_down | temp_banish (empty: a flip only)
+    flip         BOOLEAN,               -- whether the ruling names a flip (flip_face_up)
+    can          BOOLEAN,               -- true: the effect can be activated / applied; false: it cannot
+    date         DATE                   -- the record's latest valid own or heading date; NULL when undated
+);
+
 -- The texts of the cards the corpus names (corpus/data/card-texts.jsonl.gz, from YAML Yugi: pipeline/cardtext.py),
 -- one row per card and language: ja, zh-community (the OurOCG wording Chinese pages quote), zh-CN, zh-TW, en.
 CREATE TABLE IF NOT EXISTS card_texts (

@@ -192,10 +192,13 @@ def _sample_data() -> BuildData:
                     "「月之书」仍然是。16/1/8", dates=[RulingDate("16/1/8", 10, 16, "2016-01-08", True, "")],
                     cards=[CardMention("月之书", 1, 4, None, "月之书")],
                     statements=[Statement("counters", "face_down", "kept")])
+    effect_text = "「急袭猛禽-穿刺伯劳」变成里侧再反转，②效果可以发动。"  # a ruling on a card's effect: effect_rulings
+    on_effect = Record("r2", source.id, 1, 0, ("指示物",), "principle", "", "current", effect_text, effect_text,
+                       cards=[CardMention("急袭猛禽-穿刺伯劳", 1, 10, None, "急袭猛禽-穿刺伯劳")])
     rules = compile_rules([record])
     procedural = [ProceduralRule("battle.attack_once_per_turn", "once", ("r1",), ("2016-01-08",))]
     changes = review({("counters", "face_down"): ("lost", ())}, rules)  # the database before said lost
-    return BuildData([source], [SnapshotInfo(source.id, "0" * 64, 10)], [record], rules, procedural,
+    return BuildData([source], [SnapshotInfo(source.id, "0" * 64, 10)], [record, on_effect], rules, procedural,
                      {"run_id": 1, "kind": "build", "started_at": "2026-01-01T00:00:00",
                       "ended_at": "2026-01-01T00:00:01", "tried": 1, "unchanged": 0, "changed": 1, "failed": 0,
                       "details": ""}, {"rules_hash": "x"}, changes)

@@ -24,7 +24,7 @@ def test_bundled_build_summary(built):
     assert result.rules_by_verdict.get("unknown", 0) == 0
     con = duckdb.connect(str(db), read_only=True)
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    assert {"sources", "snapshots", "records", "record_dates", "card_mentions", "statements", "rules",
+    assert {"sources", "snapshots", "records", "record_dates", "card_mentions", "statements", "effect_rulings", "rules",
             "rule_citations"} <= tables
     assert con.execute("SELECT count(*) FROM records").fetchone()[0] == result.records
 

@@ -269,19 +269,31 @@ def test_the_embedded_card_table_is_the_database_s_and_deterministic(built, engi
     assert set(table["citations"]) == {r["id"] for c in table["cards"].values() for r in c["rulings"]}
 
 
-def test_the_card_table_read_in_parts_is_the_same_table(built, monkeypatch):
-    """A large corpus's candidate rulings are read in parts (pipeline.cardengine._PART_SIZE records
-    a query): the bundled corpus read in parts of 300 gives the table it gives in one part."""
+def test_the_build_s_effect_rulings_are_what_reading_its_records_finds(built):
+    """The rulings on card effects a build read page by page (table effect_rulings) are what
+    reading every current record with a circled number from the database finds, with the names
+    of its linked card mentions (the first mention of a name winning) and its latest own or
+    heading date: the way the card table read them before (all at the end)."""
     import duckdb
 
-    from pipeline import cardengine
-
     with duckdb.connect(str(built[1]), read_only=True) as con:
-        whole = cardengine.card_table_text(cardengine.card_table(con))
-        candidates = con.execute(cardengine._CANDIDATE_COUNT).fetchone()[0]
-        monkeypatch.setattr(cardengine, "_PART_SIZE", 300)
-        assert candidates > 10 * 300  # several parts
-        assert cardengine.card_table_text(cardengine.card_table(con)) == whole
+        names: dict[str, dict[str, int]] = {}
+        for rid, norm_name, name, passcode, kind in con.execute(
+                "SELECT record_id, norm_name, name, passcode, kind FROM card_mentions WHERE passcode IS NOT NULL "
+                "ORDER BY record_id, ord").fetchall():
+            linked = names.setdefault(rid, {})
+            for n in (norm_name, name) if (kind or "card") == "card" else ():
+                if n:
+                    linked.setdefault(n, passcode)
+        dates = dict(con.execute("SELECT record_id, max(date) FROM record_dates WHERE valid AND "
+                                 "kind IN ('own', 'heading') GROUP BY record_id").fetchall())
+        expected = [(rid, i, r.passcode, r.effect, list(r.events), r.flip, r.can, dates.get(rid))
+                    for rid, norm in con.execute("SELECT record_id, norm_text FROM records WHERE status = 'current' "
+                                                 "AND regexp_matches(norm_text, '[①-⑳]') ORDER BY record_id").fetchall()
+                    if rid in names for i, r in enumerate(read_effect_rulings(norm, names[rid]))]
+        got = con.execute("SELECT * FROM effect_rulings ORDER BY record_id, ord").fetchall()
+    assert got == expected
+    assert len(got) == 149 and len({row[0] for row in got}) == 140  # the bundled corpus's
 
 
 def test_a_card_outside_the_table_is_known_without_parsing_the_table(built):

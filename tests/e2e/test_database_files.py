@@ -259,9 +259,9 @@ def test_the_schema_version_is_written_and_pinned_to_the_ddl(small):
     database.SCHEMA_VERSION and pin the new fingerprint here."""
     _, db, _ = small
     fingerprint = hashlib.sha256(json.dumps(columns(), sort_keys=True).encode()).hexdigest()
-    assert (database.SCHEMA_VERSION, fingerprint[:16]) == (5, "426c2fb91a6e7a29")
+    assert (database.SCHEMA_VERSION, fingerprint[:16]) == (6, "b089fa89a02cf12f")
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall() == [("5",)]
+        assert con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall() == [("6",)]
         blocks, size = con.execute("SELECT total_blocks, block_size FROM pragma_database_size()").fetchone()
     assert db.stat().st_size == database.HEADERS_BYTES + blocks * size  # what the truncation check assumes
 

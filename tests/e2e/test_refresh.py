@@ -400,6 +400,27 @@ def test_a_removed_ruling_is_retired_not_deleted_and_can_come_back(env, site):
     assert env.in_force(FACE_DOWN) == hashlib.sha256(site.pages[PAGE[FACE_DOWN]]).hexdigest()
 
 
+def test_a_changed_page_s_rulings_on_card_effects_replace_the_old_ones(env, site):
+    satan = 46565218  # 「撒旦老人」: its ② after a temporary banish, on the FACE_DOWN page only
+
+    def rulings(retired: str) -> list[tuple]:
+        return env.sql("SELECT e.effect, e.events, e.flip, e.can FROM effect_rulings e JOIN records r "
+                       f"USING (record_id) WHERE r.retired_run IS {retired} AND e.passcode = ?", [satan])
+
+    def second_effect() -> tuple:
+        (effect,) = [e for e in import_module_from(env.engine).card_answer(satan, "temp_banish")["effects"]
+                     if e["effect"] == "②"]
+        return effect["works"], effect["decided_by"]
+
+    assert rulings("NULL") == [("②", ["temp_banish"], False, False)]
+    assert second_effect() == (False, "card_ruling")
+    site.serve_bundled({FACE_DOWN: [("当回合回到场上后，结束阶段不能发动②效果", "当回合回到场上后，结束阶段可以发动②效果")]})
+    env.refresh()
+    assert rulings("NULL") == [("②", ["temp_banish"], False, True)]  # the new record's, read in the refresh
+    assert rulings("NOT NULL") == [("②", ["temp_banish"], False, False)]  # the retired record keeps its rows
+    assert second_effect() == (True, "card_ruling")
+
+
 def test_a_new_hash_with_the_same_rulings_does_not_recompile(env, site):
     site.pages[PAGE[PLEDGES]] += b"\n<!-- rebuilt by the site generator -->\n"
     engine_mtime = env.engine.stat().st_mtime_ns
