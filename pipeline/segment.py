@@ -487,7 +487,7 @@ def _ruling(page: Page, place: _Place, line: Line, skip: int, seen: Counter, seq
             status = "pending"
     norm = canonical_text(text, page.language, page.script, page.region)
     seen[(place.norm_section, norm)] += 1
-    # In the order of Ruling's fields, not by keyword: a named tuple made with keywords builds a dict of
+    # In the order of Ruling's fields, not by keyword: a class called with keywords builds a dict of
     # them on each call (three times the time, 13,000 times over the bundled corpus).
     return Ruling(
         record_id(page.source_id, place.norm_section, norm, seen[(place.norm_section, norm)]),  # id
