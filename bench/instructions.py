@@ -31,15 +31,25 @@ import click
 # What one worker does, ``passes`` times over the bundled corpus (0: only the loading).
 CHILD = """
 import gc, inspect, sys, tempfile
+# An editable install's finder would hand over its own checkout's modules where the measured one
+# (on PYTHONPATH) has none of that name, such as pipeline.match before 2026-12-01: only PYTHONPATH's.
+sys.meta_path[:] = [f for f in sys.meta_path if "Editable" not in getattr(f, "__name__", "")]
 from collections import Counter
 from pathlib import Path
 from pipeline.cards import card_index
 from pipeline.corpus import BUNDLED_CORPUS, load_manifest, read_snapshot
-from pipeline.match import pipeline_for
+try:
+    from pipeline.match import pipeline_for
+except ImportError:  # a checkout before the extract passes
+    from pipeline.extract import pipeline_for
 from pipeline.load import RECORD_TABLES
 from pipeline.run import page_rows, process_page
 from pipeline.schema import info_kinds
-pipeline_for("zh"), pipeline_for("en"), card_index(), info_kinds()
+try:  # what a worker loads before its first page (pipeline.workers._warm_up), card texts aside
+    from pipeline.workers import load_page_work
+except ImportError:  # a checkout before 2026-12-02: its page readers were imported with pipeline.run
+    load_page_work = lambda: (pipeline_for("zh"), pipeline_for("en"), info_kinds())
+load_page_work(), card_index()
 sources = load_manifest(BUNDLED_CORPUS)
 pages = [(s, read_snapshot(s, 1 << 30)) for s in sources]
 out = Path(tempfile.mkdtemp())
@@ -70,14 +80,20 @@ def _count(passes: int, workdir: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def count_instructions() -> dict[str, float]:
+def count_instructions(keep: Path | None = None) -> dict[str, float]:
     """{"instructions_per_pass_m", "instructions_per_mb_m", "bytes"}: millions
     of instructions of one pass over the bundled corpus, and per MB of pages.
+    ``keep``: a folder that receives the two children's cachegrind.out files
+    (``cachegrind-0.out``, ``cachegrind-1.out``) for ``cg_annotate``/``cg_diff``.
     Raises click.ClickException when valgrind is missing or a child fails."""
     if shutil.which("valgrind") is None:
         raise click.ClickException("valgrind is not installed (apt-get install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
-        runs = {passes: _count(passes, Path(tmp)) for passes in (0, 1)}
+        workdir = Path(tmp)
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            workdir = keep
+        runs = {passes: _count(passes, workdir) for passes in (0, 1)}
         refs, size = {}, 0
         for passes, proc in runs.items():
             out, err = proc.communicate()
@@ -93,10 +109,13 @@ def count_instructions() -> dict[str, float]:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of lines.")
-def main(as_json: bool) -> None:
+@click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the cachegrind.out files (cachegrind-0.out: loading only, cachegrind-1.out: with the "
+                   "pass) in this folder, for cg_annotate or cg_diff.")
+def main(as_json: bool, keep: Path | None) -> None:
     """Millions of instructions (valgrind's cachegrind) of one pass of the
     per-page work over the bundled corpus (see bench/instructions.py)."""
-    figures = count_instructions()
+    figures = count_instructions(keep)
     if as_json:
         click.echo(json.dumps(figures))
         return

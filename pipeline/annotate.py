@@ -77,31 +77,32 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
     term_quoted = "『" in text or '"' in text
     # The links are indexed only for a ruling that quotes a name: most linked rulings quote one, not all.
     found = _Links(list(links)) if links and (quoted or other_quoted) else _NO_LINKS
-    names = (lambda name: _quoted_name(name, script, region)) if language == "zh" else _quoted_name
+    if language != "zh":  # names as written (_quoted_name converts none)
+        script = region = ""
     if quoted:
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
-            norm_name, is_term = names(name)
+            norm_name, is_term = _quoted_name(name, script, region)
             kind = ("term" if is_term else "archetype" if _archetype(text, q.end(), norm_name)
                     else _card_kind(name, norm_name))
-            cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind,
-                                     link=card_index().link(name) if kind == "card" else None))
+            # positional (quote, link): a call with keywords builds a dict of them, 32,000 times a corpus
+            cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind, "「」",
+                                     card_index().link(name) if kind == "card" else None))
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)
-            norm_name, is_term = names(name)
+            norm_name, is_term = _quoted_name(name, script, region)
             if is_term or any(card_index().link(n).linked for n in (name, norm_name)):
                 cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), found.at(q),
-                                         norm_name, "term" if is_term else "card",
-                                         quote=q.group(0)[0] + q.group(0)[-1],
-                                         link=None if is_term else card_index().link(name)))
+                                         norm_name, "term" if is_term else "card", q.group(0)[0] + q.group(0)[-1],
+                                         None if is_term else card_index().link(name)))
     if term_quoted:
         for q in TERM_QUOTES.finditer(text):
             name = q.group(q.lastindex)
-            norm_name, is_term = names(name)
+            norm_name, is_term = _quoted_name(name, script, region)
             if is_term:
                 cards.append(CardMention(name, q.start(q.lastindex), q.end(q.lastindex), None, norm_name,
-                                         "term", quote=q.group(0)[0] + q.group(0)[-1]))
+                                         "term", q.group(0)[0] + q.group(0)[-1]))
     if other_quoted or term_quoted:
         cards.sort(key=lambda c: c.start)
     return tuple(cards)

@@ -57,14 +57,13 @@ def record(stated: Stated) -> Record:
     dates = list(ruling.dates)
     if note.heading_date is not None:
         dates.append(note.heading_date)
+    # In the order of Record's fields, not by keyword: a call with keywords builds a dict of them.
     return Record(
-        id=ruling.id, source_id=ruling.source_id, seq=ruling.seq, block=ruling.block, section=ruling.section,
-        role=ruling.role, channel=ruling.channel, status=ruling.status, text=ruling.text, norm=ruling.norm,
-        dates=dates, date_from_heading=note.heading_date is not None, faq=list(note.faq), cards=list(note.cards),
-        statements=list(stated.statements), procedural=list(stated.matched.procedural), links=list(ruling.links),
-        norm_section=ruling.norm_section, sentences=[(s.start, s.end) for s in ruling.sentences],
-        struck=list(ruling.struck), withdrawn=ruling.withdrawn, parent_id=ruling.parent_id,
-        cells=list(ruling.cells))
+        ruling.id, ruling.source_id, ruling.seq, ruling.block, ruling.section, ruling.role, ruling.channel,
+        ruling.status, ruling.text, ruling.norm, dates, note.heading_date is not None,  # ..., date_from_heading
+        list(note.faq), list(note.cards), list(stated.statements), list(stated.matched.procedural),  # ..., procedural
+        list(ruling.links), ruling.norm_section, [(s.start, s.end) for s in ruling.sentences],  # ..., sentences
+        list(ruling.struck), ruling.withdrawn, ruling.parent_id, list(ruling.cells))  # ..., cells
 
 
 # The corpus's longest lists of dated examples hold 15 stamps; a record with more has

@@ -252,21 +252,16 @@ class LineBuilder:
         text = raw.strip()
         cells = (tuple(raw[a:b].strip() for a, b in zip(self.cell_starts, self.cell_ends + [len(raw)]))
                  if self.cell_starts else ())
-        if not self.struck and not self.links and not self.breaks:
-            return Line(text, cells=cells)
+        if not self.struck and not self.links and not self.breaks:  # most lines
+            return Line(text, (), (), cells)  # (text, struck, links, cells): by keyword, a dict a call
         lead = len(raw) - len(raw.lstrip())
         breaks = tuple(b - lead for b in self.breaks if 0 < b - lead < len(text))
         if not lead and len(text) == len(raw):  # nothing stripped: every range holds as it is
             return Line(text, tuple(r for r in self.struck if r[1] > r[0]), tuple(self.links), cells, breaks)
         shift = lambda a, b: (max(0, a - lead), max(0, min(len(text), b - lead)))  # noqa: E731
         shifted_links = ((shift(l.start, l.end), l.href) for l in self.links)
-        return Line(
-            text=text,
-            struck=tuple(r for r in (shift(a, b) for a, b in self.struck) if r[1] > r[0]),
-            links=tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a),
-            cells=cells,
-            breaks=breaks,
-        )
+        return Line(text, tuple(r for r in (shift(a, b) for a, b in self.struck) if r[1] > r[0]),  # text, struck
+                    tuple(Link(a, b, href) for (a, b), href in shifted_links if b > a), cells, breaks)  # links, ...
 
 
 def line_from(element, skip: frozenset | set = frozenset(), clean: bool = False, pre: bool = False) -> Line:

@@ -15,6 +15,7 @@ a worker that dies raises LoadError.
 from __future__ import annotations
 
 import gc
+import importlib
 import multiprocessing
 import os
 import signal
@@ -186,21 +187,39 @@ def _page_error(job: tuple, message: str) -> str:
     return str(NormalizeError(message, source_id=source.id, place=source.path))
 
 
+# The modules the per-page work imports where it first needs them (the page readers by format, the
+# statement readers by language and the card_text readers), so that a command reading no such page never
+# loads them: BeautifulSoup with the HTML reader alone is 0.6 G instructions, as much as reading 0.4 MB of pages.
+PAGE_MODULES = ("pipeline.htmlpage", "pipeline.textpages", "pipeline.pdftext", "pipeline.statements_en",
+                "pipeline.cardrulings", "pipeline.carddenials")
+
+
+def load_page_work() -> None:
+    """Load what the work on any page needs, once: spaCy's pipelines, the
+    information kinds and :data:`PAGE_MODULES` (before the workers fork, no
+    worker imports them on its first page; ``python -m bench.instructions``
+    loads the same before it counts)."""
+    pipeline_for("zh"), pipeline_for("en"), info_kinds()
+    for name in PAGE_MODULES:
+        importlib.import_module(name)
+
+
 def _warm_up(context: multiprocessing.context.BaseContext) -> None:
     """Load what every page needs before the workers fork, so that they share
-    it: spaCy's pipelines here while a helper process builds the card index
-    (about a second each, where one after the other left a core idle; the
+    it: spaCy's pipelines and the page readers (:func:`load_page_work`) here
+    while a helper process builds the card index (about a second each, where
+    one after the other left a core idle; the
     index comes back pickled in 0.1 s). A helper that dies leaves the index
     to be built here."""
     card_texts()  # the card texts the workers read (pipeline.cardrulings), shared like the rest
     if card_index_built():  # an earlier build in this process
-        pipeline_for("zh"), pipeline_for("en"), info_kinds()
+        load_page_work()
         return
     # A second helper reads every card's effects for the card tables (a second of CPU the commit then saves).
     with ProcessPoolExecutor(2, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)) as helper:
         index = helper.submit(CardIndex)
         card_rows = helper.submit(versioned_rows, card_texts_file())
-        pipeline_for("zh"), pipeline_for("en"), info_kinds()
+        load_page_work()
         try:
             use_card_index(index.result())
             use_card_table_rows(*card_rows.result())

@@ -4,6 +4,7 @@ is handled as in the build's own process."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -183,3 +184,33 @@ def test_the_card_index_is_built_beside_spacy_or_here_when_the_helper_dies(monke
     workers._warm_up(multiprocessing.get_context("fork"))
     assert cards.card_index_built()
     assert _index_tables(cards.card_index()) == expected
+
+
+def test_workers_load_every_module_a_page_imports_before_they_fork():
+    """After :func:`pipeline.workers.load_page_work` (what the build process
+    loads before its workers fork), reading a page of every format and
+    language of the bundled corpus imports no pipeline module and no
+    BeautifulSoup: no worker pays for an import on its first page."""
+    code = """
+import json, sys
+from collections import Counter
+from pipeline.corpus import BUNDLED_CORPUS, load_manifest
+from pipeline.run import page_rows, process_page
+from pipeline.workers import load_page_work
+load_page_work()
+kinds = {}
+for source in load_manifest(BUNDLED_CORPUS):
+    kinds.setdefault((source.format, source.language), source)
+before = set(sys.modules)
+for source in kinds.values():
+    result = process_page(source, {"normalize": 0.0, "extract": 0.0})
+    page_rows(result.records, result.snapshot.content_hash, source, Counter())
+print(json.dumps(sorted(kinds)))
+print(json.dumps(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("pipeline", "bs4", "spacy"))))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert out.returncode == 0, out.stderr
+    read, imported = (json.loads(line) for line in out.stdout.strip().splitlines())
+    assert {("html", "zh"), ("pdf-text", "en"), ("text", "en"), ("markdown", "en")} <= {tuple(k) for k in read}
+    assert imported == []
