@@ -74,6 +74,8 @@ def _count(passes: int, workdir: Path) -> subprocess.Popen:
     script.write_text(CHILD, encoding="utf-8")
     # NumPy's idle BLAS threads would add instructions; a fixed hash seed, the same set and dict layouts
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
+    # the checkout measured: PYTHONPATH's when given, else the one this script belongs to
+    env.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
     return subprocess.Popen(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                              f"--cachegrind-out-file={workdir / f'cachegrind-{passes}.out'}",
                              sys.executable, str(script), str(passes)],

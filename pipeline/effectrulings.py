@@ -71,6 +71,7 @@ def _terms() -> dict:
     either = lambda words: re.compile("|".join(f"(?:{w})" for w in words))  # noqa: E731
     return {
         "events": {ev: either(words) for ev, words in t["events"].items()},
+        "any_event": either([w for words in t["events"].values() for w in words]),
         "not_events": either(t["not_events"]),
         "quoted": re.compile(t["quoted"]),
         "reference": re.compile(t["reference"]),
@@ -82,6 +83,21 @@ def _terms() -> dict:
         "other_subject": re.compile(t["other_subject"]),
         "situational": either(t["situational"]),
     }
+
+
+def may_rule(text: str) -> bool:
+    """Whether ``text`` names an event and refers to a numbered effect at all: the
+    cheap test before the reading (most records fail it). Blanking quotes and
+    non-events (as :func:`read_effect_rulings` does) only removes matches, so a
+    text that fails here has no ruling."""
+    t = _terms()
+    return t["any_event"].search(text) is not None and t["reference"].search(text) is not None
+
+
+def load_terms() -> None:
+    """Compile the term patterns (``schema/card_ruling_terms.json``) now:
+    the build's workers do it before they fork (pipeline.workers.load_page_work)."""
+    _terms()
 
 
 def _blank(text: str, pattern: re.Pattern) -> str:
@@ -188,6 +204,8 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
     """What ``text`` (a record's normalized text) says of numbered effects
     after a retention event; ``cards``: the linked card names it quotes (as
     quoted -> passcode). See the module docstring for the reading."""
+    if not may_rule(text):
+        return []
     t = _terms()
     text = _blank(text, t["quoted"])
     if not t["reference"].search(text):

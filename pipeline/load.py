@@ -22,7 +22,6 @@ nothing. A refresh writes in place, in one transaction (:class:`RefreshWriter`).
 from __future__ import annotations
 
 import os
-import re
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,7 @@ from .cardtables import insert_card_texts
 from .compile import ProceduralRule, Rule
 from .corpus import Source
 from .database import SCHEMA_VERSION, STORAGE_VERSION, build_schema_info, columns, connect
-from .effectrulings import read_effect_rulings
+from .effectrulings import may_rule, read_effect_rulings
 from .errors import LoadError
 from .locks import merge_leftover_wal, work_prefix
 from .records import Record
@@ -63,7 +62,6 @@ class BuildData:
 # --------------------------------------------------------------------------- rows
 
 RECORD_TABLES = ("records", "record_dates", "card_mentions", "statements", "effect_rulings")
-_CIRCLED = re.compile("[①-⑳]")
 
 
 def record_rows(records: list[Record], snapshot_of: dict[str, str], run_id: int,
@@ -110,10 +108,10 @@ def effect_ruling_rows(record: Record, mentions: list[dict]) -> list[dict]:
     normalized text with the names of its linked card ``mentions`` (its
     :func:`~pipeline.cardlinks.mention_rows`), dated by the record's latest
     valid own or heading date (``YYYY-MM-DD``; None: undated). Only a
-    current record that writes a circled number and links a card can have
-    one: the others are not read (most records, so a page's cost stays small)."""
-    if record.status != "current" or not _CIRCLED.search(record.norm or "") \
-            or all(m["passcode"] is None for m in mentions):
+    current record that links a card, names an event and refers to a numbered
+    effect (:func:`~pipeline.effectrulings.may_rule`) can have one: the others
+    are not read (most records, so a page's cost stays small)."""
+    if record.status != "current" or all(m["passcode"] is None for m in mentions) or not may_rule(record.norm or ""):
         return []
     found = read_effect_rulings(record.norm, _linked_names(mentions))
     if not found:

@@ -31,6 +31,7 @@ from .cards import CardIndex, card_index, card_index_built, use_card_index
 from .cardtables import use_card_table_rows, versioned_rows
 from .cardtext import card_texts, card_texts_file
 from .errors import LoadError, NormalizeError
+from .effectrulings import load_terms as load_effect_terms
 from .match import pipeline_for
 from .schema import info_kinds
 
@@ -202,6 +203,7 @@ def load_page_work() -> None:
     pipeline_for("zh"), pipeline_for("en"), info_kinds()
     for name in PAGE_MODULES:
         importlib.import_module(name)
+    load_effect_terms()  # the rows of a page read its rulings on card effects (pipeline.load.effect_ruling_rows)
 
 
 def _warm_up(context: multiprocessing.context.BaseContext) -> None:
