@@ -211,7 +211,7 @@ def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
     if not t["reference"].search(text):
         return []  # a verdict needs a numbered effect referred to (most records: the clause reading costs more)
     masked = _blank(text, t["not_events"])
-    if not any(p.search(masked) for p in t["events"].values()):
+    if not t["any_event"].search(masked):
         return []  # and an event named before it
     quotes = _quoted_cards(text, cards)
     out: list[EffectRuling] = []
