@@ -268,10 +268,13 @@ class FoundCard:
     """A card :func:`find_card` found: its Konami id, its passcodes (the
     main one first; none for Slifer the Sky Dragon and the other cards
     without one) and its names by language (``en``, ``ja``, ``zh-CN``,
-    ``zh-TW``, ``ko``, ``zh-community``; a language without a name left out)."""
+    ``zh-TW``, ``ko``, ``zh-community``; a language without a name left out).
+    ``name_keys``: the ``card_names.name_key`` of all its names, which
+    :func:`card_rulings` matches unlinked quotes with (None: read there)."""
     konami_id: int
     passcodes: tuple[int, ...]
     names: dict[str, str] = field(hash=False)
+    name_keys: tuple[str, ...] | None = field(default=None, hash=False)
 
     @property
     def passcode(self) -> int | None:
@@ -287,16 +290,17 @@ _RULED = "(SELECT konami_id, count(*) AS ruled FROM card_mentions WHERE konami_i
 def _found(con: duckdb.DuckDBPyConnection, konami_id: int) -> FoundCard:
     """The passcodes (main first: the one the mentions link to) and names of card ``konami_id``."""
     rows = con.execute("SELECT passcode, language, name, (SELECT any_value(passcode) FROM card_mentions "
-                       "WHERE konami_id = $kid) FROM card_names WHERE konami_id = $kid "
+                       "WHERE konami_id = $kid), name_key FROM card_names WHERE konami_id = $kid "
                        "ORDER BY passcode NULLS LAST, language, name", {"kid": konami_id}).fetchall()
     main = rows[0][3] if rows else None
     passcodes = sorted({r[0] for r in rows if r[0] is not None}, key=lambda p: (p != main, p))
     first = passcodes[0] if passcodes else None
     names: dict[str, str] = {}
-    for passcode, language, name, _ in rows:
+    for passcode, language, name, _, _ in rows:
         if passcode == first and language not in names:
             names[language] = name
-    return FoundCard(konami_id, tuple(passcodes), {k: names[k] for k in _NAME_ORDER if k in names})
+    keys = tuple(sorted({r[4] for r in rows if r[4]}))
+    return FoundCard(konami_id, tuple(passcodes), {k: names[k] for k in _NAME_ORDER if k in names}, keys)
 
 
 def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
@@ -417,13 +421,17 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
     DuckDB would lower every record's text before the semi-join on the
     source (a third of a cold query's time on the bundled database)."""
     english = card.names.get("en", "")
+    keys = card.name_keys
+    if keys is None:  # a card of the Python API's (pipeline.api.Rulings.rulings)
+        keys = [k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE konami_id = ? "
+                                          "AND name_key <> ''", [card.konami_id]).fetchall()]
+    # the keys as a value, not a subquery: DuckDB would scan card_names again (a third of the lookup)
     rows = con.execute("""
         WITH hits AS (
             SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = $kid
             UNION ALL
             SELECT record_id, 'key' FROM card_mentions
-            WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains(
-                (SELECT list(DISTINCT name_key) FROM card_names WHERE konami_id = $kid), match_key)
+            WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains($keys, match_key)
             UNION ALL
             SELECT record_id, 'english_text' FROM records
             WHERE $en <> '' AND source_id IN (SELECT source_id FROM sources WHERE language = 'en')
@@ -432,7 +440,7 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
         ), picked AS (SELECT record_id, min(how) AS how FROM hits GROUP BY record_id)
         SELECT r.record_id, r.source_id, r.section_path, r.status, r.text, p.how
         FROM picked p JOIN records r USING (record_id) WHERE r.retired_run IS NULL""",
-                       {"kid": card.konami_id, "en": english}).fetchall()
+                       {"kid": card.konami_id, "en": english, "keys": list(keys)}).fetchall()
     dates: dict[str, set] = {r[0]: set() for r in rows}
     faq_ids: dict[str, set] = {r[0]: set() for r in rows}
     for record_id, date, own, faq_id in con.execute(
