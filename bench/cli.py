@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from pipeline.errors import RulingsError
 from pipeline.paths import DEFAULT_DB
 
 from .run import Report, _cli_figures
@@ -20,7 +21,10 @@ from .run import Report, _cli_figures
               help="Runs of each command, taken in turns; the best of each is printed.")
 def main(db_path: Path, repeats: int) -> None:
     """Print cli_start_duckdb_import, cli_start_{ask,card,show,sql} (ms) and cli_start_ratio."""
-    _cli_figures(Report(quiet=False), db_path, repeats)
+    try:
+        _cli_figures(Report(quiet=False), db_path, repeats)
+    except (RuntimeError, RulingsError) as exc:  # not a database of this version, or a command failed on it
+        raise click.ClickException(str(exc)) from exc
 
 
 if __name__ == "__main__":

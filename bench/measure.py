@@ -165,10 +165,13 @@ def cli_start(db: Path, repeats: int) -> dict[str, float]:
     ``card`` with the engine beside it, ``ocg_rules.py``, when there is one)
     and of a Python process that only imports duckdb (``duckdb``), each the
     best of ``repeats`` runs taken in turns (a busy moment of the machine
-    falls on all of them alike); bytecode cached by a run before."""
+    falls on all of them alike); bytecode cached by a run before.
+    RuntimeError with the command's error when one fails."""
     console = Path(sys.executable).parent / "rulings"
     rulings = [str(console)] if console.is_file() else [sys.executable, "-m", "pipeline.cli"]
-    con = duckdb.connect(str(db), read_only=True)
+    from pipeline.queries import connect  # checked: a clear error for a database of another schema or none
+
+    con = connect(db)
     try:
         record_id = con.execute("SELECT min(record_id) FROM records").fetchone()[0]
         card = con.execute("SELECT passcode FROM card_mentions WHERE passcode IS NOT NULL "
@@ -191,7 +194,9 @@ def cli_start(db: Path, repeats: int) -> dict[str, float]:
     for round_ in range(repeats + 1):  # round 0 warms the page cache and writes the bytecode
         for name, argv in commands.items():
             started = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, env=env)
+            done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+            if done.returncode:  # a database of another schema version, no engine module: the command's own words
+                raise RuntimeError(f"rulings {name} failed (exit {done.returncode}): {done.stderr.strip()}")
             if round_:
                 best[name] = min(best[name], time.perf_counter() - started)
     return {name: seconds * 1000 for name, seconds in best.items()}
