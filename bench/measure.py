@@ -159,14 +159,13 @@ def engine_figures(engine: Path, db: Path, min_seconds: float, import_repeats: i
 CLI_COMMANDS = ("ask", "card", "show", "sql")
 
 
-def cli_start(db: Path, repeats: int) -> dict[str, float]:
-    """Milliseconds from process start to exit of ``rulings ask``, ``card``,
+def cli_commands(db: Path) -> dict[str, list[str]]:
+    """The command lines :func:`cli_start` times: ``duckdb`` (a Python
+    process that only imports duckdb) and ``rulings ask``, ``card``,
     ``show`` and ``sql`` (one small question each, on the database ``db``;
-    ``card`` with the engine beside it, ``ocg_rules.py``, when there is one)
-    and of a Python process that only imports duckdb (``duckdb``), each the
-    best of ``repeats`` runs taken in turns (a busy moment of the machine
-    falls on all of them alike); bytecode cached by a run before.
-    RuntimeError with the command's error when one fails."""
+    ``card`` with the engine beside it, ``ocg_rules.py``, when there is
+    one). UsageError / LoadError for a path that holds no database of this
+    version (:func:`pipeline.queries.connect`)."""
     console = Path(sys.executable).parent / "rulings"
     rulings = [str(console)] if console.is_file() else [sys.executable, "-m", "pipeline.cli"]
     from pipeline.queries import connect  # checked: a clear error for a database of another schema or none
@@ -182,13 +181,22 @@ def cli_start(db: Path, repeats: int) -> dict[str, float]:
     db_option = ["--db", str(db)]
     engine = db.parent / "ocg_rules.py"  # the build's engine: `rulings card` prints the card's effects from it
     engine_option = ["--engine-out", str(engine)] if engine.is_file() else []
-    commands = {
+    return {
         "duckdb": [sys.executable, "-c", "import duckdb"],
         "ask": rulings + ["ask", kind, event] + db_option,
         "card": rulings + ["card", str(card), "--limit", "5"] + db_option + engine_option,
         "show": rulings + ["show", record_id] + db_option,
         "sql": rulings + ["sql", "SELECT verdict FROM rules WHERE info_kind = 'counters'"] + db_option,
     }
+
+
+def cli_start(db: Path, repeats: int) -> dict[str, float]:
+    """Milliseconds from process start to exit of each of
+    :func:`cli_commands`, each the best of ``repeats`` runs taken in turns
+    (a busy moment of the machine falls on all of them alike); bytecode
+    cached by a run before. RuntimeError with the command's error when one
+    fails."""
+    commands = cli_commands(db)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}  # as an installed copy runs: bytecode cached
     best = {name: float("inf") for name in commands}
     for round_ in range(repeats + 1):  # round 0 warms the page cache and writes the bytecode
@@ -200,3 +208,27 @@ def cli_start(db: Path, repeats: int) -> dict[str, float]:
             if round_:
                 best[name] = min(best[name], time.perf_counter() - started)
     return {name: seconds * 1000 for name, seconds in best.items()}
+
+
+def cli_instructions(db: Path) -> dict[str, float]:
+    """Millions of instructions of each of :func:`cli_commands` from
+    process start to exit, counted by valgrind's cachegrind (the same from
+    run to run, whatever else the machine does; the disk's and the
+    kernel's work are not in it). Each command runs once before, to cache
+    its bytecode. RuntimeError when valgrind is missing or a command fails."""
+    import re
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        raise RuntimeError("valgrind is not installed (apt-get install valgrind)")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
+    counts = {}
+    for name, argv in cli_commands(db).items():
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                               *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        if done.returncode or found is None:
+            raise RuntimeError(f"rulings {name} under valgrind failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        counts[name] = int(found.group(1).replace(",", "")) / 1e6
+    return counts

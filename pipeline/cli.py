@@ -140,7 +140,9 @@ def _exit_status(code: object) -> int:
         return 0
     if isinstance(code, int):
         return code
-    print(code, file=sys.stderr)
+    from .cli_common import _echo
+
+    _echo(str(code), err=True)
     return 1
 
 

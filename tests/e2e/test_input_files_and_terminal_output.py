@@ -429,3 +429,16 @@ def test_a_latin1_english_page_is_built_with_its_accents(tmp_path):
     texts = {t for (t,) in con.execute("SELECT text FROM records").fetchall()}
     con.close()
     assert set(LATIN_TEXTS[:2]) <= texts
+
+
+def test_every_unsafe_character_is_one_isprintable_refuses():
+    """pipeline/terminal.py returns printable text as it is, without its patterns: that is safe only while
+    every character UNSAFE (and so JSON_UNSAFE) matches is one str.isprintable() refuses. Checked over every
+    code point; and each is escaped by both functions alike, whichever path a text takes."""
+    unsafe = [chr(c) for c in range(0x110000) if UNSAFE.search(chr(c))]
+    assert len(unsafe) == 31 + 33 + 1 + 2 + 7 + 4 + 2048 and "\t" not in unsafe
+    assert not any(ch.isprintable() for ch in unsafe)
+    for ch in unsafe:
+        assert terminal_safe(f"a{ch}b") != f"a{ch}b" and terminal_safe(f"a{ch}b").isprintable()
+        assert JSON_UNSAFE.search(ch) is None or json_safe(f'"{ch}"') == f'"\\u{ord(ch):04x}"'
+    assert terminal_safe("月之书\u3000Book of Moon\t!") == "月之书\u3000Book of Moon\t!"  # not printable, still safe
