@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from .cards import card_index
 from .chinese import name_key, to_simplified
@@ -34,7 +34,10 @@ from .schema import markers
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 
 
-class Annotated(NamedTuple):
+# Slots, not a named tuple: the later passes read its fields by name, a slot by the interpreter's
+# specialized instruction (a named tuple's field by the generic lookup); made positionally, never changed.
+@dataclass(slots=True)
+class Annotated:
     """A ruling and what annotate finds in it: its FAQ links, card mentions
     (in text order) and the day heading's date standing for its own (or None)."""
 
@@ -55,6 +58,7 @@ def annotate(rulings: list[Ruling], language: str, script: str = "Hans", region:
             if ruling.section not in by_section:
                 by_section[ruling.section] = heading_date(ruling.section)
             day = by_section[ruling.section]
+        # ruling, faq, cards, heading_date (positional: a call with keywords builds a dict of them)
         out.append(Annotated(ruling, _faq(ruling), _cards(ruling.text, ruling.links, language, script, region), day))
     return out
 

@@ -27,6 +27,7 @@ over spaCy's length limit.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -57,7 +58,8 @@ class Matched(NamedTuple):
 Matches = list[tuple[Matched, ...] | None]
 
 
-class MatchedRuling(NamedTuple):
+@dataclass(slots=True)  # slots and positional, as Annotated (pipeline.annotate)
+class MatchedRuling:
     """An annotated ruling and what the match pass gives it: the sentences
     the statement reader reads (None: nothing to read), those the card_text
     readers read (Chinese: the same, or those :func:`match_card_rulings`
@@ -81,6 +83,7 @@ def match_page(annotated: list[Annotated], language: str) -> list[MatchedRuling]
         procedural_ids = [()] * len(rulings)
     else:
         card_sentences, procedural_ids = [None] * len(rulings), procedural_rules(rulings, sentences)
+    # annotated, sentences, card_sentences, procedural
     return [MatchedRuling(*row) for row in zip(annotated, sentences, card_sentences, procedural_ids)]
 
 

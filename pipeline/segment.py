@@ -383,9 +383,9 @@ def _sentences(page: Page, text: str, norm: str, struck: list[tuple[int, int]]) 
     else:
         norms = [canonical_text(text[a:b], page.language, page.script, page.region) for a, b in spans]
     if not struck:
-        return tuple([Sentence(a, b, n) for (a, b), n in zip(spans, norms)])
+        return tuple([Sentence(a, b, n) for (a, b), n in zip(spans, norms)])  # start, end, norm
     share = _StruckShare(text, struck)
-    return tuple([Sentence(a, b, n, share(a, b) > 0.5) for (a, b), n in zip(spans, norms)])
+    return tuple([Sentence(a, b, n, share(a, b) > 0.5) for (a, b), n in zip(spans, norms)])  # ..., struck
 
 
 # --------------------------------------------------------------------------- the pass
