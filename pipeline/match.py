@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from . import procedural
 from .annotate import Annotated
@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
     from spacy.tokens import Doc
 
 
-class Matched(NamedTuple):
+@dataclass(slots=True)  # slots and positional, as Annotated (pipeline.annotate)
+class Matched:
     """One sentence of a ruling as matched: its spaCy doc, its canonical
     text (the doc's text), whether it is struck through, its range in the ruling."""
 
@@ -241,7 +242,7 @@ def _sentence_jobs(ruling: Ruling, i: int, language: str) -> list[tuple[int, Mat
     jobs = []
     for s in ruling.sentences or (Sentence(0, len(ruling.text), ruling.norm),):
         norm = expand_coordination(s.norm) if language != "zh" else s.norm
-        jobs.append((i, Matched(None, norm, s.struck, s.start, s.end)))
+        jobs.append((i, Matched(None, norm, s.struck, s.start, s.end)))  # doc (in _piped), norm, struck, start, end
     return jobs
 
 
@@ -249,7 +250,8 @@ def _piped(jobs: list[tuple[int, Matched]], nlp: Language, out: Matches) -> Matc
     """``out`` with the sentences of ``jobs`` run through ``nlp`` (batched), appended per ruling."""
     grouped: dict[int, list[Matched]] = {}
     for (i, sentence), doc in zip(jobs, nlp.pipe((sentence.norm for _, sentence in jobs), batch_size=256)):
-        grouped.setdefault(i, []).append(sentence._replace(doc=doc))
+        # doc, norm, struck, start, end
+        grouped.setdefault(i, []).append(Matched(doc, sentence.norm, sentence.struck, sentence.start, sentence.end))
     for i, sentences in grouped.items():
         out[i] = (out[i] or ()) + tuple(sentences)
     return out
