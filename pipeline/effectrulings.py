@@ -82,6 +82,17 @@ def _number_class(reference: str) -> re.Pattern | None:
     return re.compile(first.group(1)) if first and _GROUPS.fullmatch(reference[:at]) else None
 
 
+_LAST_WORD = re.compile(r"[^\\()\[\]{}?*+|.^$]+$")
+
+
+def _last_word(reference: str) -> str:
+    """The plain text that ends every match of the reference pattern (``效果``): its end when
+    only groups stand before it, else "" (which every text holds). A test for it (``in``, in C)
+    is about 20 times faster than a scan with a pattern, and a quarter of the records have none."""
+    word = _LAST_WORD.search(reference)
+    return word.group(0) if word and _GROUPS.fullmatch(reference[:word.start()]) else ""
+
+
 @lru_cache(maxsize=1)
 def _terms() -> dict:
     from .schema import card_ruling_terms
@@ -95,6 +106,7 @@ def _terms() -> dict:
         "quoted": re.compile(t["quoted"]),
         "reference": re.compile(t["reference"]),
         "number": _number_class(t["reference"]),
+        "last_word": _last_word(t["reference"]),
         "can": either(t["can"]),
         "cannot": either(t["cannot"]),
         "before": int(t["window"]["before"]),
@@ -120,7 +132,7 @@ def may_rule(text: str) -> bool:
     non-events (as :func:`read_effect_rulings` does) only removes matches, so a
     text that fails here has no ruling."""
     t = _terms()
-    return t["any_event"].search(text) is not None and _refers(text)
+    return t["last_word"] in text and t["any_event"].search(text) is not None and _refers(text)
 
 
 def load_terms() -> None:
@@ -235,11 +247,12 @@ def _subject(text: str, quotes: list[tuple[int, int, int]], seg_start: int, even
     return distinct.pop() if len(distinct) == 1 else None
 
 
-def read_effect_rulings(text: str, cards: dict[str, int]) -> list[EffectRuling]:
+def read_effect_rulings(text: str, cards: dict[str, int], tested: bool = False) -> list[EffectRuling]:
     """What ``text`` (a record's normalized text) says of numbered effects
     after a retention event; ``cards``: the linked card names it quotes (as
-    quoted -> passcode). See the module docstring for the reading."""
-    if not may_rule(text):
+    quoted -> passcode); ``tested``: :func:`may_rule` is known to hold for
+    ``text`` (the caller tested it). See the module docstring for the reading."""
+    if not tested and not may_rule(text):
         return []
     t = _terms()
     text = _blank(text, t["quoted"])

@@ -115,7 +115,7 @@ def effect_ruling_rows(record: Record, mentions: list[dict]) -> list[dict]:
     if record.status != "current" or not may_rule(record.norm or ""):
         return []
     names = _linked_names(mentions)
-    found = read_effect_rulings(record.norm, names) if names else []  # each ruling names a linked card
+    found = read_effect_rulings(record.norm, names, tested=True) if names else []  # each names a linked card
     if not found:
         return []
     date = max((d.iso for d in record.dates if d.valid and d.iso and d.kind in ("own", "heading")), default=None)
