@@ -59,7 +59,8 @@ def annotate(rulings: list[Ruling], language: str, script: str = "Hans", region:
                 by_section[ruling.section] = heading_date(ruling.section)
             day = by_section[ruling.section]
         # ruling, faq, cards, heading_date (positional: a call with keywords builds a dict of them)
-        out.append(Annotated(ruling, _faq(ruling), _cards(ruling.text, ruling.links, language, script, region), day))
+        faq = _faq(ruling) if ruling.links and ruling.dates else ()  # most rulings: no link, no call
+        out.append(Annotated(ruling, faq, _cards(ruling.text, ruling.links, language, script, region), day))
     return out
 
 
@@ -84,6 +85,7 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
     if language != "zh":  # names as written (_quoted_name converts none)
         script = region = ""
     if quoted:
+        index = card_index()
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
             norm_name, is_term = _quoted_name(name, script, region)
@@ -91,7 +93,7 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
                     else _card_kind(name, norm_name))
             # positional (quote, link): a call with keywords builds a dict of them, 32,000 times a corpus
             cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind, "「」",
-                                     card_index().link(name) if kind == "card" else None))
+                                     index.link(name) if kind == "card" else None))
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)
