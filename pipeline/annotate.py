@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from .cards import card_index
 from .chinese import name_key, to_simplified
@@ -34,7 +34,10 @@ from .schema import markers
 FAQ_ID = re.compile(r"[?&]fid=(\d+)")
 
 
-class Annotated(NamedTuple):
+# Slots, not a named tuple: the later passes read its fields by name, a slot by the interpreter's
+# specialized instruction (a named tuple's field by the generic lookup); made positionally, never changed.
+@dataclass(slots=True)
+class Annotated:
     """A ruling and what annotate finds in it: its FAQ links, card mentions
     (in text order) and the day heading's date standing for its own (or None)."""
 
@@ -55,7 +58,9 @@ def annotate(rulings: list[Ruling], language: str, script: str = "Hans", region:
             if ruling.section not in by_section:
                 by_section[ruling.section] = heading_date(ruling.section)
             day = by_section[ruling.section]
-        out.append(Annotated(ruling, _faq(ruling), _cards(ruling.text, ruling.links, language, script, region), day))
+        # ruling, faq, cards, heading_date (positional: a call with keywords builds a dict of them)
+        faq = _faq(ruling) if ruling.links and ruling.dates else ()  # most rulings: no link, no call
+        out.append(Annotated(ruling, faq, _cards(ruling.text, ruling.links, language, script, region), day))
     return out
 
 
@@ -80,6 +85,7 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
     if language != "zh":  # names as written (_quoted_name converts none)
         script = region = ""
     if quoted:
+        index = card_index()
         for q in CARD_QUOTE.finditer(text):
             name = q.group(1)
             norm_name, is_term = _quoted_name(name, script, region)
@@ -87,7 +93,7 @@ def _cards(text: str, links, language: str, script: str, region: str) -> tuple[C
                     else _card_kind(name, norm_name))
             # positional (quote, link): a call with keywords builds a dict of them, 32,000 times a corpus
             cards.append(CardMention(name, q.start(1), q.end(1), found.at(q), norm_name, kind, "「」",
-                                     card_index().link(name) if kind == "card" else None))
+                                     index.link(name) if kind == "card" else None))
     if other_quoted:
         for q in OTHER_QUOTES.finditer(text):
             name = q.group(q.lastindex)

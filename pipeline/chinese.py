@@ -264,6 +264,20 @@ def canonical_text(text: str, language: str, script: str = "Hans", region: str =
     return map_regional_terms(_to_simplified_running(text, script, region), script, region)
 
 
+def is_canonical(text: str, language: str, script: str = "Hans", region: str = "") -> bool:
+    """Whether ``text`` is its own :func:`canonical_text` for a reason every
+    part of it shares: it is not Chinese, or no OpenCC conversion applies
+    (Simplified script) and it holds no regional term (plain words: a part
+    holds one only where the whole does). One search of the terms, the one
+    canonical_text makes; False says nothing."""
+    if language != "zh":
+        return True
+    if opencc_config(script, region) is not None:
+        return False
+    pattern, _ = _term_matcher(script, region)
+    return pattern is None or pattern.search(text) is None
+
+
 # --------------------------------------------------------------------------- script and region
 
 def _is_han(ch: str) -> bool:

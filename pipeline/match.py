@@ -27,8 +27,9 @@ over spaCy's length limit.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from . import procedural
 from .annotate import Annotated
@@ -43,7 +44,8 @@ if TYPE_CHECKING:  # spaCy is imported when the first pipeline is made (see pipe
     from spacy.tokens import Doc
 
 
-class Matched(NamedTuple):
+@dataclass(slots=True)  # slots and positional, as Annotated (pipeline.annotate)
+class Matched:
     """One sentence of a ruling as matched: its spaCy doc, its canonical
     text (the doc's text), whether it is struck through, its range in the ruling."""
 
@@ -57,7 +59,8 @@ class Matched(NamedTuple):
 Matches = list[tuple[Matched, ...] | None]
 
 
-class MatchedRuling(NamedTuple):
+@dataclass(slots=True)  # slots and positional, as Annotated (pipeline.annotate)
+class MatchedRuling:
     """An annotated ruling and what the match pass gives it: the sentences
     the statement reader reads (None: nothing to read), those the card_text
     readers read (Chinese: the same, or those :func:`match_card_rulings`
@@ -81,6 +84,7 @@ def match_page(annotated: list[Annotated], language: str) -> list[MatchedRuling]
         procedural_ids = [()] * len(rulings)
     else:
         card_sentences, procedural_ids = [None] * len(rulings), procedural_rules(rulings, sentences)
+    # annotated, sentences, card_sentences, procedural
     return [MatchedRuling(*row) for row in zip(annotated, sentences, card_sentences, procedural_ids)]
 
 
@@ -238,7 +242,7 @@ def _sentence_jobs(ruling: Ruling, i: int, language: str) -> list[tuple[int, Mat
     jobs = []
     for s in ruling.sentences or (Sentence(0, len(ruling.text), ruling.norm),):
         norm = expand_coordination(s.norm) if language != "zh" else s.norm
-        jobs.append((i, Matched(None, norm, s.struck, s.start, s.end)))
+        jobs.append((i, Matched(None, norm, s.struck, s.start, s.end)))  # doc (in _piped), norm, struck, start, end
     return jobs
 
 
@@ -246,7 +250,8 @@ def _piped(jobs: list[tuple[int, Matched]], nlp: Language, out: Matches) -> Matc
     """``out`` with the sentences of ``jobs`` run through ``nlp`` (batched), appended per ruling."""
     grouped: dict[int, list[Matched]] = {}
     for (i, sentence), doc in zip(jobs, nlp.pipe((sentence.norm for _, sentence in jobs), batch_size=256)):
-        grouped.setdefault(i, []).append(sentence._replace(doc=doc))
+        # doc, norm, struck, start, end
+        grouped.setdefault(i, []).append(Matched(doc, sentence.norm, sentence.struck, sentence.start, sentence.end))
     for i, sentences in grouped.items():
         out[i] = (out[i] or ()) + tuple(sentences)
     return out

@@ -88,7 +88,9 @@ class Statement:
         return (self.info_kind, self.event, self.verdict, self.condition, self.basis, self.principle_id)
 
 
-class Sentence(NamedTuple):
+# Slots, not a named tuple (as Ruling below): read by field name in the passes, made positionally.
+@dataclass(slots=True, unsafe_hash=True)
+class Sentence:
     """A sentence of a ruling: characters ``start:end`` of its text, its
     canonical text (:func:`pipeline.chinese.canonical_text`), and whether
     more than half of its non-space characters are struck through."""

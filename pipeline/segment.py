@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from .chinese import canonical_text
+from .chinese import canonical_text, is_canonical
 from .dates import (DATE_LIKE, STAMP, STAMP_CHARS, STAMP_FIRST_NUMBER, STAMP_NOTE, TRAILING_DATES, RulingDate,
                     find_dates, mark_references)
 from .orthography import (BRACKETED, CJK, EN_SENTENCE_END, LETTER, SENTENCE_END, ZH_SENTENCE_MARKS,
@@ -374,18 +374,22 @@ class _StruckShare:
         return (self.hit[b] - self.hit[a]) / chars if chars else 0.0
 
 
-def _sentences(page: Page, text: str, norm: str, struck: list[tuple[int, int]]) -> tuple[Sentence, ...]:
-    """The sentences of a ruling's ``text`` (``norm``: its canonical text),
-    each with its canonical text and struck when more than half of it is."""
+def _sentences(page: Page, text: str, norm: str, struck: list[tuple[int, int]], plain: bool) -> tuple[Sentence, ...]:
+    """The sentences of a ruling's ``text`` (``norm``: its canonical text;
+    ``plain``: :func:`~pipeline.chinese.is_canonical`, so each part is its own
+    canonical text too), each with its canonical text and struck when more
+    than half of it is."""
     spans = split_sentences(text, page.language)
     if len(spans) == 1 and spans[0] == (0, len(text)):  # most rulings: one sentence, the ruling's own text
         norms = [norm]
+    elif plain:  # most of the others: no sentence to convert (about 10,000 instructions a sentence)
+        norms = [text[a:b] for a, b in spans]
     else:
         norms = [canonical_text(text[a:b], page.language, page.script, page.region) for a, b in spans]
     if not struck:
-        return tuple([Sentence(a, b, n) for (a, b), n in zip(spans, norms)])
+        return tuple([Sentence(a, b, n) for (a, b), n in zip(spans, norms)])  # start, end, norm
     share = _StruckShare(text, struck)
-    return tuple([Sentence(a, b, n, share(a, b) > 0.5) for (a, b), n in zip(spans, norms)])
+    return tuple([Sentence(a, b, n, share(a, b) > 0.5) for (a, b), n in zip(spans, norms)])  # ..., struck
 
 
 # --------------------------------------------------------------------------- the pass
@@ -485,13 +489,14 @@ def _ruling(page: Page, place: _Place, line: Line, skip: int, seen: Counter, seq
         status, withdrawn = "current", _withdrawn_text(text, struck)
         if place.channel == "under_review" or _pending(still_said):
             status = "pending"
-    norm = canonical_text(text, page.language, page.script, page.region)
+    plain = is_canonical(text, page.language, page.script, page.region)  # the search canonical_text makes
+    norm = text if plain else canonical_text(text, page.language, page.script, page.region)
     seen[(place.norm_section, norm)] += 1
     # In the order of Ruling's fields, not by keyword: a class called with keywords builds a dict of
     # them on each call (three times the time, 13,000 times over the bundled corpus).
     return Ruling(
         record_id(page.source_id, place.norm_section, norm, seen[(place.norm_section, norm)]),  # id
         page.source_id, seq, place.block, place.section, place.norm_section, place.role, place.channel, status,
-        text, norm, _sentences(page, text, norm, struck), tuple(ruling_dates(text, page.language)),
+        text, norm, _sentences(page, text, norm, struck, plain), tuple(ruling_dates(text, page.language)),
         tuple([(l.start - a, l.end - a, l.href) for l in line.links if l.start >= a and l.end <= b]),  # links
         tuple(struck), withdrawn, place.parent_id, tuple(line.cells) if not skip else ())  # ..., cells

@@ -20,8 +20,7 @@ this pass: nothing else is filled in place.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
-from typing import NamedTuple
+from dataclasses import dataclass, replace
 
 from . import exams, reading, retention
 from .match import Matched, Matches, MatchedRuling
@@ -51,7 +50,8 @@ class Draft:
         merge_statement(self.statements, statement)
 
 
-class Stated(NamedTuple):
+@dataclass(slots=True)  # slots and positional, as Annotated (pipeline.annotate)
+class Stated:
     """A matched ruling and the statements it makes."""
 
     matched: MatchedRuling
@@ -71,7 +71,7 @@ def read_statements(matched: list[MatchedRuling], all_kinds: list[str], language
         from .statements_en import resolve_english_statements
         resolve_english_statements(drafts, sentences)
     exams.keep_answers(drafts)  # an exam's options: only the key's right answers say something
-    return [Stated(m, tuple(d.statements)) for m, d in zip(matched, drafts)]
+    return [Stated(m, tuple(d.statements)) for m, d in zip(matched, drafts)]  # matched, statements
 
 
 def resolve_statements(records: list[Draft], docs: Matches, all_kinds: list[str]) -> None:
