@@ -10,8 +10,8 @@ has it, results taken in manifest order so the output does not depend on
 timing). A worker normalizes and extracts its page and hands back the
 page's record rows (one JSON array per table, which the load appends to a
 batch's files and reads in bulk) and only the records compile needs (those
-stating something), so memory stays bounded by the statements, not by the
-corpus. Pages read while the build waits for an earlier, slower one wait in
+stating something, pickled; they wait in a temporary file until compile), so
+memory while pages are read does not grow with the corpus. Pages read while the build waits for an earlier, slower one wait in
 memory with their rows (about three times their bytes), so the workers are
 handed at most :data:`~pipeline.workers.AHEAD_PER_WORKER` pages each that the build has not taken.
 
@@ -253,9 +253,9 @@ def _read_page(source: Source, max_page_bytes: int, limits: PageLimits = DEFAULT
 
 def pack_for_compile(records: list[Record]) -> bytes:
     """The records of a page that compile needs (:func:`~pipeline.compile.for_compile`),
-    pickled: the build holds these bytes while the other pages are read, about
-    a fifth of the memory the objects take (their strings and small objects),
-    and makes them objects again only once the workers are gone."""
+    pickled: the build keeps these bytes in a file (:class:`SpilledRecords`)
+    while the other pages are read, and makes them objects again only once
+    the workers are gone."""
     return pickle.dumps(for_compile(records), protocol=pickle.HIGHEST_PROTOCOL)
 
 
