@@ -10,7 +10,9 @@ own peak RSS (exact) and the peak of the proportional set size (PSS) of this
 process plus its worker processes, sampled every 0.1 s (Linux ``/proc``; a
 sum of RSS would count the pages forked workers share with this process once
 per process). Elsewhere: this process's peak plus the largest worker's peak
-times the number of workers, an upper bound.
+times the number of workers, an upper bound. With ``BENCH_MEMORY_TRACE=FILE``
+in the environment, every sample goes to FILE (:class:`TreeSampler`): which
+phase peaks (pages read: workers' columns; the finish: none).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 
 def _max_rss_mb(who: int) -> float:
@@ -60,16 +63,24 @@ def children(parent: int | None = None) -> list[int]:
 
 
 class TreeSampler(threading.Thread):
-    """Samples the memory (PSS) of this process plus its live children."""
+    """Samples the memory (PSS) of this process plus its live children;
+    with ``trace``, writes each sample to it as a line: seconds since the
+    start, the sum, this process's PSS, then each child's (MB, tab-separated;
+    the workers' columns show when pages are read, the finish has none)."""
 
-    def __init__(self, interval: float = 0.1):
+    def __init__(self, interval: float = 0.1, trace: TextIO | None = None):
         super().__init__(daemon=True)
-        self.interval, self.peak, self.stopped = interval, 0.0, threading.Event()
+        self.interval, self.peak, self.stopped, self.trace = interval, 0.0, threading.Event(), trace
 
     def run(self) -> None:
+        started = time.perf_counter()
         while not self.stopped.wait(self.interval):
-            total = _pss_mb("self") + sum(_pss_mb(pid) for pid in children())
+            own, kids = _pss_mb("self"), [_pss_mb(pid) for pid in children()]
+            total = own + sum(kids)
             self.peak = max(self.peak, total)
+            if self.trace is not None:
+                cells = (time.perf_counter() - started, total, own, *kids)
+                self.trace.write("\t".join(f"{x:.1f}" for x in cells) + "\n")
 
 
 def _refresh(corpus: Path, db: Path, engine: Path) -> dict:
@@ -94,13 +105,18 @@ def main(argv: list[str]) -> None:
     import_cpu = sum(getattr(resource.getrusage(resource.RUSAGE_SELF), f) for f in ("ru_utime", "ru_stime"))
 
     workers = int(argv[4]) if len(argv) > 4 else None
-    sampler = TreeSampler()
+    trace_path = os.environ.get("BENCH_MEMORY_TRACE")  # a file for every memory sample (TreeSampler)
+    trace = open(trace_path, "w", encoding="ascii", buffering=1) if trace_path else None
+    sampler = TreeSampler(trace=trace)
     if Path("/proc/self/smaps_rollup").is_file():
         sampler.start()
     started = time.perf_counter()
     result = build(corpus, db, engine, workers=workers)
     wall = time.perf_counter() - started
     sampler.stopped.set()
+    if trace is not None:
+        sampler.join()
+        trace.close()
     own = _max_rss_mb(resource.RUSAGE_SELF)
     if sampler.ident is not None:
         peak, how = max(own, sampler.peak), ("the larger of the build process's peak RSS and the PSS of it and its "

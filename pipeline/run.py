@@ -10,8 +10,8 @@ has it, results taken in manifest order so the output does not depend on
 timing). A worker normalizes and extracts its page and hands back the
 page's record rows (one JSON array per table, which the load appends to a
 batch's files and reads in bulk) and only the records compile needs (those
-stating something), so memory stays bounded by the statements, not by the
-corpus. Pages read while the build waits for an earlier, slower one wait in
+stating something, pickled; they wait in a temporary file until compile), so
+memory while pages are read does not grow with the corpus. Pages read while the build waits for an earlier, slower one wait in
 memory with their rows (about three times their bytes), so the workers are
 handed at most :data:`~pipeline.workers.AHEAD_PER_WORKER` pages each that the build has not taken.
 
@@ -36,10 +36,10 @@ import pickle
 import tempfile
 import time
 from collections import Counter
-from contextlib import contextmanager, nullcontext
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .cardtext import card_texts_file, texts_file, use_card_texts
 from .compile import for_compile
@@ -55,7 +55,7 @@ from .normalize import normalize
 from .paths import DEFAULT_DB, DEFAULT_ENGINE
 from .records import Record, page_counts, section_statements, utc_now
 from .review import Reviewed, RuleChange
-from .rowfiles import json_array
+from .rowfiles import KEPT, json_array
 from .schema import check_all, info_kinds
 from .stored import SnapshotInfo, previous_build, read_records, read_snapshot_infos
 from .workers import default_workers, read_pages
@@ -253,15 +253,43 @@ def _read_page(source: Source, max_page_bytes: int, limits: PageLimits = DEFAULT
 
 def pack_for_compile(records: list[Record]) -> bytes:
     """The records of a page that compile needs (:func:`~pipeline.compile.for_compile`),
-    pickled: the build holds these bytes while the other pages are read, about
-    a fifth of the memory the objects take (their strings and small objects),
-    and makes them objects again only once the workers are gone."""
+    pickled: the build keeps these bytes in a file (:class:`SpilledRecords`)
+    while the other pages are read, and makes them objects again only once
+    the workers are gone."""
     return pickle.dumps(for_compile(records), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def unpack_for_compile(packed: list[bytes]) -> list[Record]:
+def unpack_for_compile(packed: Iterable[bytes]) -> list[Record]:
     """The records of :func:`pack_for_compile` for every page, in page order."""
     return [record for blob in packed for record in pickle.loads(blob)]
+
+
+class SpilledRecords:
+    """Every page's :func:`pack_for_compile` bytes, in page order, in an
+    unnamed temporary file in ``folder`` (none is left behind, even by a
+    killed build) rather than in the build's memory while the workers read
+    pages: they grow with the corpus (26 MB at 8,000 pages). Iterate to
+    read them back; LoadError when the file cannot be written (a full disk)."""
+
+    def __init__(self, folder: Path):
+        self._folder, self._file = folder, tempfile.TemporaryFile(dir=folder)
+        self._sizes: list[int] = []
+
+    def append(self, packed: bytes) -> None:
+        try:
+            self._file.write(packed)
+        except OSError as exc:
+            raise LoadError(f"cannot write the records compile needs: {exc.strerror or exc}; {KEPT}",
+                            place=str(self._folder)) from exc
+        self._sizes.append(len(packed))
+
+    def __iter__(self) -> Iterator[bytes]:
+        self._file.seek(0)
+        for size in self._sizes:
+            yield self._file.read(size)
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def _outcomes(sources: list[Source], max_page_bytes: int, workers: int, limits: PageLimits = DEFAULT_LIMITS,
@@ -323,8 +351,8 @@ def _build_locked(corpus_dir: Path, sources: list[Source], db_path: Path, engine
     previous = previous_build(db_path)
     result.warnings.extend([previous.warning] if previous.warning else [])
     clock = timer(result.timings, result.cpu)
-    with DatabaseWriter(db_path) as writer:
-        snapshots, packed, counts = [], [], Counter()
+    with DatabaseWriter(db_path) as writer, closing(SpilledRecords(db_path.parent)) as packed:
+        snapshots, counts = [], Counter()
         for outcome in _outcomes(sources, max_page_bytes, result.workers, limits, deadline):
             source = outcome.source
             if progress:
@@ -399,7 +427,7 @@ def _card_table(writer: DatabaseWriter) -> str:
 
 
 def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapshots: list[SnapshotInfo],
-            packed: list[bytes], writer: DatabaseWriter, started: str,
+            packed: Iterable[bytes], writer: DatabaseWriter, started: str,
             before: dict[tuple[str, str], Reviewed]) -> None:
     """The build's finish (:mod:`pipeline.finish`: compile -> generate ->
     commit): the engine is staged, the database committed and renamed, then
@@ -408,7 +436,6 @@ def _finish(result: BuildResult, corpus_dir: Path, sources: list[Source], snapsh
     clock = timer(result.timings, result.cpu)
     with clock("compile"):
         records = unpack_for_compile(packed)  # the workers are gone: the records may be objects again
-        packed.clear()
     compiled = compile_all(records, sources, before, {s.id: (s.url, s.licence) for s in sources}, writer.texts, clock)
     result.rule_changes, result.rules_hash = compiled.changes, compiled.rules_hash
     run = {"run_id": 1, "kind": "build", "started_at": started, "ended_at": utc_now(), "tried": len(sources),

@@ -4,6 +4,7 @@ is handled as in the build's own process."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -18,9 +19,11 @@ import pytest
 import pipeline.run as run_module
 from bench.child import children
 from conftest import make_corpus
-from pipeline.corpus import BUNDLED_CORPUS
+from pipeline.compile import for_compile
+from pipeline.corpus import BUNDLED_CORPUS, load_manifest
 from pipeline.errors import GenerateError, LoadError
-from pipeline.run import build
+from pipeline.run import SpilledRecords, build, pack_for_compile, process_page, unpack_for_compile
+from pipeline.workers import read_pages
 
 TABLES = {
     "records": "record_id, source_id, seq, section_path, status, text, norm_text, snapshot_hash",
@@ -214,3 +217,41 @@ print(json.dumps(sorted(m for m in set(sys.modules) - before if m.split(".")[0] 
     read, imported = (json.loads(line) for line in out.stdout.strip().splitlines())
     assert {("html", "zh"), ("pdf-text", "en"), ("text", "en"), ("markdown", "en")} <= {tuple(k) for k in read}
     assert imported == []
+
+
+def _freeze_count(job) -> int:
+    return gc.get_freeze_count()
+
+
+@pytest.mark.parametrize("read", ["every page", "closed after one"])
+def test_the_build_process_freezes_what_its_workers_share_only_while_they_read(read):
+    """While the workers read, the build process's collector leaves alone
+    the objects they share with it (a full collection would copy their
+    pages); once they are gone, or the build stops taking pages, those
+    objects are collectable again."""
+    gc.collect()
+    before = gc.get_freeze_count()
+    pages = read_pages(_freeze_count, list(range(6)), 2)
+    in_workers = next(pages)
+    frozen_here = gc.get_freeze_count()
+    if read == "every page":
+        in_workers = max(in_workers, *pages)
+    else:
+        pages.close()
+    assert in_workers > 0  # the workers freeze what they inherit (their initializer)
+    assert frozen_here > before
+    assert gc.get_freeze_count() == before
+
+
+def test_compile_records_wait_in_a_file_and_come_back_in_page_order(tmp_path):
+    sources = load_manifest(BUNDLED_CORPUS)[:3]
+    pages = [[]] + [process_page(s, dict.fromkeys(run_module.STAGES, 0.0)).records for s in sources] + [[]]
+    spilled = SpilledRecords(tmp_path)
+    for records in pages:
+        spilled.append(pack_for_compile(records))
+    assert list(tmp_path.iterdir()) == []  # an unnamed file: nothing a killed build could leave behind
+    wanted = [r.id for page in pages for r in for_compile(page)]
+    assert len(wanted) > 10
+    assert [r.id for r in unpack_for_compile(spilled)] == wanted
+    assert [r.id for r in unpack_for_compile(spilled)] == wanted  # read again: the same
+    spilled.close()
