@@ -7,7 +7,7 @@ line of stderr (:func:`~pipeline.cli_common._json_error`; stdout holds only
 results); exit codes: 0 ok, 1 error, 2 bad input (usage, malformed
 scenario), the same either way.
 
-This module is the command group (:func:`main`, the console script). The
+This module is the command group (:func:`main`) and the console script (:func:`run`). The
 commands live by what they do: :mod:`pipeline.cli_read` (ask, card, show,
 sql, changes, vocabulary), :mod:`pipeline.cli_check` (evaluate, scenario,
 simulators), :mod:`pipeline.cli_write` (build, refresh, report, export);
@@ -125,6 +125,9 @@ def run() -> None:
     written when it returns. A build, a refresh, an export or a report ends
     the usual way. Exit codes as :func:`main`'s: 0 ok, 1 error, 2 bad input;
     120 when the output cannot be flushed (as Python's shutdown)."""
+    from . import cli_common
+
+    cli_common.ENDS_AFTER_COMMAND = True  # a read command's connections are left open: nothing is closed at os._exit
     try:
         main()
     except SystemExit as exc:

@@ -13,14 +13,15 @@ import json
 import math
 import threading
 import unicodedata
-from contextlib import closing, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
 import duckdb
 
 from . import queries
-from .cli_common import (DB_OPTION, ENGINE_OPTION, JSON_OPTION, _echo, _echo_json, _exit_codes, load_engine)
+from .cli_common import (DB_OPTION, ENGINE_OPTION, JSON_OPTION, _echo, _echo_json, _exit_codes, load_engine,
+                         reading)
 from .errors import UsageError
 from .terminal import json_safe, terminal_safe
 
@@ -60,7 +61,7 @@ def ask(info_kind: str | None, event: str | None, card_name: str | None, db_path
     if info_kind is None or event is None:
         raise UsageError("give INFO_KIND and EVENT (or --card NAME EVENT)", place="INFO_KIND" if info_kind is None
                          else "EVENT")
-    with closing(queries.connect(db_path)) as con:
+    with reading(db_path) as con:
         report = queries.rule_report(con, info_kind, event)
     if as_json:
         _echo_json(report)
@@ -101,7 +102,7 @@ def _ask_card(name: str, events: str, db_path: Path, engine_path: Path, as_json:
     """``rulings ask --card NAME EVENT``: the engine's card answer (pipeline/cardask.py)."""
     from . import cardask
 
-    with closing(queries.connect(db_path)) as con:
+    with reading(db_path) as con:
         found = queries.find_card(con, name)
         if found.passcode is None:
             raise UsageError(f"{name}: Konami id {found.konami_id} has no passcode and no card text in the corpus",
@@ -262,7 +263,7 @@ def _print_table(columns: list[str], rows: list[tuple], max_rows: int, more: boo
 def show(record_id: str, db_path: Path, as_json: bool) -> None:
     """Print one record with all its provenance: source URL, snapshot hash,
     section, channel, status, dates with official FAQ ids, cards, statements."""
-    with closing(queries.connect(db_path)) as con:
+    with reading(db_path) as con:
         rec = queries.record_provenance(con, record_id)
     if as_json:
         _echo_json(rec)
@@ -306,7 +307,7 @@ def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> Non
     if rules:
         _rule_changes(since, db_path, as_json)
         return
-    with closing(queries.connect(db_path)) as con:
+    with reading(db_path) as con:
         since, rows = queries.list_changes(con, since)
     if as_json:
         _echo_json({"since": since, "changes": rows})
@@ -328,7 +329,7 @@ def changes(since: int | None, rules: bool, db_path: Path, as_json: bool) -> Non
 def _rule_changes(since: int | None, db_path: Path, as_json: bool) -> None:
     from .records import change_words, excerpt
 
-    with closing(queries.connect(db_path)) as con:
+    with reading(db_path) as con:
         since, rows = queries.list_rule_changes(con, since)
     if as_json:
         _echo_json({"since": since, "rule_changes": rows})
@@ -427,7 +428,7 @@ def card(name: str, limit: int | None, db_path: Path, engine_path: Path, as_json
     the card's names, or by the English name in English pages (how).
     """
     engine = _engine_loading(engine_path)
-    with closing(queries.connect(db_path)) as con:
+    with reading(db_path) as con:
         found = queries.find_card(con, name)
         rulings = queries.card_rulings(con, found)
         effects = _effect_summaries(con, engine(), found.passcode, found.names) if found.passcode else []
