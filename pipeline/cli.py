@@ -39,6 +39,7 @@ COMMANDS = {
 # The commands that read (sql --write too: it closes its connection before it returns). A process
 # that runs one from the console script ends as soon as its output is flushed (:func:`run`).
 READ_COMMANDS = frozenset(name for name, (module, _) in COMMANDS.items() if module == "cli_read")
+ENDS_AFTER_COMMAND = False  # True in the console script (run): the process ends right after a read command
 
 
 class _Group(click.Group):
@@ -121,13 +122,13 @@ def run() -> None:
     shutdown would then only free objects: collect DuckDB's and click's,
     tear down their modules and the closed connection (about 15 % of a
     300 ms command: the bench's ``cli_start`` figures). A read command
-    leaves nothing to finish: its connections are closed and its output is
-    written when it returns. A build, a refresh, an export or a report ends
+    leaves nothing to finish: its output is written when it returns, and
+    its read-only connections, left open (:func:`pipeline.cli_common.reading`),
+    have nothing to write. A build, a refresh, an export or a report ends
     the usual way. Exit codes as :func:`main`'s: 0 ok, 1 error, 2 bad input;
     120 when the output cannot be flushed (as Python's shutdown)."""
-    from . import cli_common
-
-    cli_common.ENDS_AFTER_COMMAND = True  # a read command's connections are left open: nothing is closed at os._exit
+    global ENDS_AFTER_COMMAND
+    ENDS_AFTER_COMMAND = True  # a read command's read-only connections are left open (cli_common.reading)
     try:
         main()
     except SystemExit as exc:

@@ -100,11 +100,11 @@ def _param_label(name: str) -> str:
     return name
 
 
-# Set by the console script (pipeline.cli.run) when the process ends as soon as a read command
-# returns: its read-only connections are then left open (held here, never collected) rather than
-# closed, since closing frees DuckDB's whole instance (about 10 ms of a 300 ms command) and a
-# read-only connection has nothing to write. Anywhere else (tests, the API) they are closed.
-ENDS_AFTER_COMMAND = False
+# The console script (pipeline.cli.run, its ENDS_AFTER_COMMAND) ends the process as soon as a read
+# command returns: its read-only connections are then left open (held here, never collected) rather
+# than closed, since closing frees DuckDB's whole instance and joins its threads (about 10 ms of a
+# 300 ms command) and a read-only connection has nothing to write. Anywhere else (tests, the API,
+# main() called in a process) they are closed.
 _LEFT_OPEN: list[duckdb.DuckDBPyConnection] = []
 
 
@@ -112,18 +112,18 @@ _LEFT_OPEN: list[duckdb.DuckDBPyConnection] = []
 def reading(db_path: Path):
     """A read-only connection to the database at ``db_path``
     (:func:`pipeline.queries.connect`: checked; its errors), closed after
-    the block unless :data:`ENDS_AFTER_COMMAND`."""
+    the block unless the process ends right after the command."""
     from . import queries
 
     con = queries.connect(db_path)
     try:
         yield con
     finally:
-        if ENDS_AFTER_COMMAND:
+        cli = sys.modules.get(f"{__package__}.cli")  # not imported here: loaded when the console script runs
+        if cli is not None and cli.ENDS_AFTER_COMMAND:
             _LEFT_OPEN.append(con)
         else:
             con.close()
-
 
 def _exit_codes(command):
     """Map the project's errors to one ``Error:`` line and an exit code, for
