@@ -425,7 +425,7 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
     if keys is None:  # a card of the Python API's (pipeline.api.Rulings.rulings)
         keys = [k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE konami_id = ? "
                                           "AND name_key <> ''", [card.konami_id]).fetchall()]
-    # the keys as a value, not a subquery: DuckDB would scan card_names again (a third of the lookup)
+    # the keys as a value (read with the card's names by _found), not a subquery over card_names
     rows = con.execute("""
         WITH hits AS (
             SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = $kid
