@@ -216,18 +216,19 @@ def cli_instructions(db: Path) -> dict[str, float]:
     run to run, whatever else the machine does; the disk's and the
     kernel's work are not in it). Each command runs once before, to cache
     its bytecode. RuntimeError when valgrind is missing or a command fails."""
-    import re
     import shutil
+
+    from .instructions import REFS  # the same count of valgrind's summary as bench.instructions reads
 
     if shutil.which("valgrind") is None:
         raise RuntimeError("valgrind is not installed (apt-get install valgrind)")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "", "PYTHONHASHSEED": "0"}  # the same set and dict layouts each run
     counts = {}
     for name, argv in cli_commands(db).items():
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                                *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-        found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        found = REFS.search(done.stderr)
         if done.returncode or found is None:
             raise RuntimeError(f"rulings {name} under valgrind failed (exit {done.returncode}): {done.stderr[-2000:]}")
         counts[name] = int(found.group(1).replace(",", "")) / 1e6
