@@ -70,8 +70,12 @@ def has_control_chars(text: str, chunk: int = 1 << 20) -> bool:
     deletes every other byte, then a search for the C1 lead byte, both in C
     (a third of the time of the pattern's scan, which tests a character
     class at every character of the page)."""
-    for at in range(0, len(text), chunk):
-        raw = text[at:at + chunk].encode("utf-8", "surrogatepass")
-        if raw.translate(None, _NOT_C0_BYTES) or (b"\xc2" in raw and _C1_UTF8.search(raw)):
-            return True
-    return False
+    return any(has_control_bytes(text[at:at + chunk].encode("utf-8", "surrogatepass"))
+               for at in range(0, len(text), chunk))
+
+
+def has_control_bytes(raw: bytes) -> bool:
+    """Whether the UTF-8 bytes ``raw`` (whole characters) hold a character of
+    :data:`CONTROL_CHARS`: :func:`has_control_chars` of their text, without
+    encoding it (a page read from valid UTF-8 is checked in its own bytes)."""
+    return bool(raw.translate(None, _NOT_C0_BYTES)) or (b"\xc2" in raw and _C1_UTF8.search(raw) is not None)

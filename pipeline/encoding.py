@@ -61,11 +61,16 @@ MAX_OFFSETS_REPORTED = 5
 
 @dataclass
 class Decoded:
-    """The text of a page, the encoding it was read with, and warnings."""
+    """The text of a page, the encoding it was read with, and warnings;
+    ``utf8``: the page's bytes when ``text`` is exactly their decoding as
+    UTF-8 (valid UTF-8 without a BOM: most pages), so that ``text``
+    encoded is these bytes (a reader hands them on, not encoding the text
+    again), else None."""
 
     text: str
     encoding: str
     warnings: list[str] = field(default_factory=list)
+    utf8: bytes | None = None
 
 
 def encoding_name(name: str | None) -> str | None:
@@ -181,7 +186,7 @@ def decode_bytes(data: bytes, source_id: str, declared: str | None = None, *, la
     except UnicodeDecodeError:
         pass
     else:
-        return Decoded(text, "utf-8", _utf8_declared_otherwise(data, text, source_id, declared))
+        return Decoded(text, "utf-8", _utf8_declared_otherwise(data, text, source_id, declared), data)
     warnings: list[str] = []
     declared_names: dict[str, str] = {}  # codec -> label as declared
     for label in (declared, declared_charset(data)):

@@ -56,8 +56,9 @@ def _reference_controls(content) -> str | None:
             f"U+{ord(controls[0]):04X}")
 
 
-def _parse(text: str, max_nesting: int = DEFAULT_LIMITS.max_nesting, source_id: str = ""):
-    """(root element or None, libxml2's error log) of the page's HTML.
+def _parse(text: str, max_nesting: int = DEFAULT_LIMITS.max_nesting, source_id: str = "", utf8: bytes | None = None):
+    """(root element or None, libxml2's error log) of the page's HTML
+    (``utf8``: ``text`` encoded, when the caller has it; else encoded here).
 
     libxml2 gives up on markup nested deeper than 2048 levels (the rest of
     the page is lost); such a page is parsed again by BeautifulSoup, whose
@@ -67,7 +68,7 @@ def _parse(text: str, max_nesting: int = DEFAULT_LIMITS.max_nesting, source_id: 
     """
     parser = etree.HTMLParser(**_PARSER_OPTIONS)
     try:
-        root = etree.fromstring(text.encode("utf-8", "replace"), parser)
+        root = etree.fromstring(utf8 if utf8 is not None else text.encode("utf-8", "replace"), parser)
     except (etree.LxmlError, ValueError):
         root = None
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
@@ -154,8 +155,11 @@ def page_head(text: str, root=None) -> tuple[str, LangTag]:
     return title, parse_lang_tag(lang.strip()) if isinstance(lang, str) and lang.strip() else LangTag()
 
 
-def normalize_html(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS) -> Page:
+def normalize_html(text: str, source: Source, limits: PageLimits = DEFAULT_LIMITS, utf8: bytes | None = None) -> Page:
     """HTML text -> Page. Warns (does not fail) when no content element exists.
+    ``utf8``: ``text`` encoded as UTF-8 when the caller has it (the page's
+    bytes: :attr:`pipeline.encoding.Decoded.utf8`), read instead of encoding
+    the text for the checks and the parser.
 
     Raises NormalizeError naming the source when the page has neither a
     content element nor a body, or no text in it, and when it is over one of
@@ -166,8 +170,8 @@ def normalize_html(text: str, source: Source, limits: PageLimits = DEFAULT_LIMIT
     """
     warnings: list[str] = []
     check_elements(text, limits.max_elements, source.id)
-    check_attributes(text, limits.max_attributes, source.id, limits.max_page_attributes)
-    root, errors = _parse(text, limits.max_nesting, source.id)
+    check_attributes(text, limits.max_attributes, source.id, limits.max_page_attributes, utf8)
+    root, errors = _parse(text, limits.max_nesting, source.id, utf8)
     content = content_element(root) if root is not None else None
     if content is None:
         raise NormalizeError("page has no body or content element", source_id=source.id, place="<body>")

@@ -51,9 +51,9 @@ import codecs
 import re
 
 from .chinese import char_counts
-from .cleantext import CONTROL_CHARS, has_control_chars
+from .cleantext import CONTROL_CHARS, has_control_bytes, has_control_chars
 from .corpus import Source
-from .encoding import decode_bytes
+from .encoding import Decoded, decode_bytes
 from .errors import NormalizeError
 from .limits import DEFAULT_LIMITS, PageLimits
 from .pagelimits import check_records
@@ -91,6 +91,14 @@ def decode_page(data: bytes, source_id: str, declared: str | None = None, *, lan
 
     Raises NormalizeError for an empty page or one that looks binary.
     """
+    decoded = decoded_page(data, source_id, declared, language=language, script=script, region=region)
+    return decoded.text, decoded.warnings
+
+
+def decoded_page(data: bytes, source_id: str, declared: str | None = None, *, language: str = "",
+                 script: str = "", region: str = "") -> Decoded:
+    """:func:`decode_page`'s reading as a :class:`~pipeline.encoding.Decoded`
+    (with the page's bytes when the text is their UTF-8). Raises as it does."""
     if not data.strip():
         raise NormalizeError("page is empty", source_id=source_id, place="byte 0")
     head = data[:4096]
@@ -103,8 +111,7 @@ def decode_page(data: bytes, source_id: str, declared: str | None = None, *, lan
             first = BINARY_BYTES.search(head).start()
             raise NormalizeError("page looks binary (control bytes such as NUL), not text", source_id=source_id,
                                  place=f"byte {first}")
-    decoded = decode_bytes(data, source_id, declared, language=language, script=script, region=region)
-    return decoded.text, decoded.warnings
+    return decode_bytes(data, source_id, declared, language=language, script=script, region=region)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -116,14 +123,17 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None,
     :func:`pipeline.pdftext.normalize_pdf_text`; else plain text or Markdown:
     :func:`pipeline.textpages.normalize_text`). Raises NormalizeError for a
     page it cannot read or over ``limits``."""
-    text, warnings = decode_page(data, source.id, declared_charset, language=source.language, script=source.script,
-                                 region=source.region)
-    control = CONTROL_CHARS.search(text) if has_control_chars(text) else None
+    decoded = decoded_page(data, source.id, declared_charset, language=source.language, script=source.script,
+                           region=source.region)
+    text, warnings, utf8 = decoded.text, decoded.warnings, decoded.utf8
+    # A page read from valid UTF-8 (most) is checked and parsed in its own bytes: the text is not encoded again.
+    found = has_control_bytes(utf8) if utf8 is not None else has_control_chars(text)
+    control = CONTROL_CHARS.search(text) if found else None
     if control:
         count = len(CONTROL_CHARS.findall(text))
         warnings.append(f"{source.id}: {count} control characters removed, the first "
                         f"(U+{ord(control.group(0)):04X}) at char {control.start()}")
-        text = CONTROL_CHARS.sub("", text)
+        text, utf8 = CONTROL_CHARS.sub("", text), None
     # The readers import the page types from this module: imported here, when the first page is read.
     if source.format == "pdf-text":  # PDF lines joined back into paragraphs and list items
         from .pdftext import normalize_pdf_text
@@ -131,7 +141,7 @@ def normalize(data: bytes, source: Source, declared_charset: str | None = None,
         check_records(len(page.blocks), limits.max_records, source.id, "page")
     elif source.format == "html":
         from .htmlpage import normalize_html
-        page = normalize_html(text, source, limits)
+        page = normalize_html(text, source, limits, utf8)
     else:
         from .textpages import normalize_text
         page = normalize_text(text, source, limits)

@@ -85,7 +85,8 @@ def check_elements(text: str, limit: int, source_id: str = "") -> None:
                              source_id=source_id, place=f"line {line}")
 
 
-def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int | None = None) -> None:
+def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int | None = None,
+                     utf8: bytes | None = None) -> None:
     """Raise NormalizeError (naming the page, the line and the limit) when
     a start tag of ``text`` (HTML) holds more than ``limit`` attributes, or
     its tags more than ``page_limit`` in all, before libxml2 reads them:
@@ -96,10 +97,11 @@ def check_attributes(text: str, limit: int, source_id: str = "", page_limit: int
     enough to hold ``limit`` attributes (two characters each) is counted,
     and every tag only when the page's separators (white space, ``/``,
     quotes: each attribute is preceded by one) could number more than
-    ``page_limit``."""
+    ``page_limit``; ``utf8``: ``text`` encoded, when the caller has it
+    (the separators are counted in it)."""
     # the separators are counted only when the page is long enough to hold more (each is a character)
     count_all = (page_limit is not None and len(text) > page_limit
-                 and separator_count(text) > page_limit)
+                 and separator_count(text, utf8) > page_limit)
     total = 0
     for tag in _START_TAG.finditer(text):
         if not count_all and tag.end() - tag.start() <= 2 * limit:
@@ -118,12 +120,13 @@ _SEPARATORS = (" ", "\n", "\t", "\r", "\f", "/", '"', "'")
 _SEPARATOR_BYTES = "".join(_SEPARATORS).encode("ascii")
 
 
-def separator_count(text: str) -> int:
+def separator_count(text: str, utf8: bytes | None = None) -> int:
     """How many characters of ``text`` are one of :data:`_SEPARATORS`:
     counted in its UTF-8 bytes (where no other character's bytes are
-    ASCII) by one deletion in C, a ninth of the time of eight
-    ``str.count`` passes over a page of Chinese text."""
-    raw = text.encode("utf-8", "surrogatepass")
+    ASCII; ``utf8`` when the caller has them, else encoded here) by one
+    deletion in C, a ninth of the time of eight ``str.count`` passes over
+    a page of Chinese text."""
+    raw = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
     return len(raw) - len(raw.translate(None, _SEPARATOR_BYTES))
 
 
