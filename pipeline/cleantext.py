@@ -5,7 +5,8 @@
   turns each run of white space into one space.
 * :func:`clean_href`: a link target without those characters.
 * :data:`CONTROL_CHARS` and :func:`has_control_chars`: the C0 and C1 control
-  characters normalize removes from a raw page (with a warning).
+  characters normalize removes from a raw page (with a warning);
+  :func:`has_control_bytes`: the same test on a page's UTF-8 bytes.
 
 Pure functions of strings: no parsing, no errors raised.
 """
