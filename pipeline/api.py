@@ -118,7 +118,8 @@ class Rulings:
         """The current rulings that mention ``card`` (a :class:`Card`, or
         what :meth:`card` takes), newest first, at most ``limit``: each
         ``{"record_id", "source_id", "section", "status", "text", "how"
-        (linked | key | english_text), "dates" (ISO), "faq_ids"}``, the
+        (linked | key | english_text: the surest way that finds it), "dates"
+        (ISO), "faq_ids"}``, the
         ``rulings`` of ``rulings card NAME --json``."""
         if not isinstance(card, Card) or card.konami_id is None:  # a Card made by hand: look its passcode up
             card = self.card(card.passcode if isinstance(card, Card) else card)

@@ -21,7 +21,6 @@ import duckdb
 
 from .database import columns, duckdb_path, is_damage, open_database, unreadable
 from .errors import SQLError, UsageError
-from .schema import rule_policy
 
 
 def connect(db_path: Path, read_only: bool = True, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
@@ -139,6 +138,8 @@ def case_list(value) -> list[dict]:
     "verdict", "record_ids", "condition", "en", "zh"}]``: each case with its
     words in English and Chinese (``schema/rule_policy.json``) and its fact
     values as JSON values (``true`` / ``false`` for a yes-no fact)."""
+    from .schema import rule_policy  # the schema files' reader: only for a rule's cases, not at every command's start
+
     words = {c["id"]: c for c in rule_policy()["cases"]}
     out = []
     for c in value or []:
@@ -287,19 +288,25 @@ _NAME_ORDER = ("en", "ja", "zh-CN", "zh-TW", "ko", "zh-community")
 _RULED = "(SELECT konami_id, count(*) AS ruled FROM card_mentions WHERE konami_id IS NOT NULL GROUP BY 1)"
 
 
-def _found(con: duckdb.DuckDBPyConnection, konami_id: int) -> FoundCard:
-    """The passcodes (main first: the one the mentions link to) and names of card ``konami_id``."""
-    rows = con.execute("SELECT passcode, language, name, (SELECT any_value(passcode) FROM card_mentions "
-                       "WHERE konami_id = $kid), name_key FROM card_names WHERE konami_id = $kid "
-                       "ORDER BY passcode NULLS LAST, language, name", {"kid": konami_id}).fetchall()
-    main = rows[0][3] if rows else None
-    passcodes = sorted({r[0] for r in rows if r[0] is not None}, key=lambda p: (p != main, p))
+def _found(con: duckdb.DuckDBPyConnection, konami_id: int, rows: list[tuple] | None = None) -> FoundCard:
+    """Card ``konami_id`` with its passcodes (main first: the one the
+    mentions link to) and names, from its ``card_names`` rows ``rows``
+    ((passcode, language, name, name_key), :func:`_matching_cards`; read
+    here when None). Only a card with several passcodes (an alternate
+    artwork) asks ``card_mentions`` which one is the main."""
+    if rows is None:
+        rows = _matching_cards(con, "konami_id = ?", konami_id).get(konami_id, [])
+    passcodes = sorted({r[0] for r in rows if r[0] is not None})
+    if len(passcodes) > 1:
+        main = con.execute("SELECT any_value(passcode) FROM card_mentions WHERE konami_id = ?",
+                           [konami_id]).fetchone()[0]
+        passcodes.sort(key=lambda p: (p != main, p))
     first = passcodes[0] if passcodes else None
     names: dict[str, str] = {}
-    for passcode, language, name, _, _ in rows:
+    for passcode, language, name, _ in rows:
         if passcode == first and language not in names:
             names[language] = name
-    keys = tuple(sorted({r[4] for r in rows if r[4]}))
+    keys = tuple(sorted({r[3] for r in rows if r[3]}))
     return FoundCard(konami_id, tuple(passcodes), {k: names[k] for k in _NAME_ORDER if k in names}, keys)
 
 
@@ -317,39 +324,54 @@ def find_card(con: duckdb.DuckDBPyConnection, query: str) -> FoundCard:
     text = query.strip()
     if text.isdigit():
         for column in ("passcode", "konami_id"):
-            found = _most_ruled(con, f"{column} = ?", int(text))
+            found = _most_ruled_card(con, f"{column} = ?", int(text))
             if found is not None:
-                return _found(con, found)
+                return found
         raise UsageError(f"no card with passcode {text}", place="NAME")
     for where in ("name = ?", "lower(name) = lower(?)"):
-        found = _most_ruled(con, where, text)
+        found = _most_ruled_card(con, where, text)
         if found is not None:
-            return _found(con, found)
+            return found
     from .cards import card_loose_key  # only for a name not found as written
     from .chinese import match_key, name_key  # OpenCC
 
     keys = sorted({name_key(text), match_key(text)} - {""})
-    found = _most_ruled(con, "list_contains(?, name_key)", keys)
+    found = _most_ruled_card(con, "list_contains(?, name_key)", keys)
     if found is None:
         loose = sorted({card_loose_key("zh", text), card_loose_key("en", text)} - {""})
-        found = _most_ruled(con, "list_contains(?, loose_key)", loose)
+        found = _most_ruled_card(con, "list_contains(?, loose_key)", loose)
     if found is not None:
-        return _found(con, found)
+        return found
     ranked = _ranked(con, text)
-    found = _confident(ranked)
-    if found is not None:
-        return _found(con, found)
+    konami_id = _confident(ranked)
+    if konami_id is not None:
+        return _found(con, konami_id)
     raise UsageError(f"no card named {text!r}{_did_you_mean(ranked)}", place="NAME")
 
 
-def _most_ruled(con: duckdb.DuckDBPyConnection, where: str, value) -> int | None:
-    """Of the cards whose ``card_names`` rows match ``where`` (one ``?``
-    for ``value``), the Konami id most card mentions link to, then the lowest."""
-    found = [k for (k,) in con.execute(f"SELECT DISTINCT konami_id FROM card_names WHERE {where}", [value]).fetchall()]
-    if len(found) < 2:  # most names and every passcode: one card, nothing to rank
-        return found[0] if found else None
-    return con.execute(f"""SELECT k FROM unnest(?) AS t(k) LEFT JOIN {_RULED} m ON m.konami_id = k
-        ORDER BY coalesce(m.ruled, 0) DESC, k LIMIT 1""", [found]).fetchone()[0]
+def _matching_cards(con: duckdb.DuckDBPyConnection, where: str, value) -> dict[int, list[tuple]]:
+    """Each card one of whose ``card_names`` rows matches ``where`` (one
+    ``?`` for ``value``) -> all its rows, (passcode, language, name,
+    name_key) ordered by passcode (none last), language and name: one
+    query for the card and its names."""
+    cards: dict[int, list[tuple]] = {}
+    for konami_id, *row in con.execute(
+            "SELECT konami_id, passcode, language, name, name_key FROM card_names "
+            f"WHERE konami_id IN (SELECT konami_id FROM card_names WHERE {where}) "
+            "ORDER BY passcode NULLS LAST, language, name", [value]).fetchall():
+        cards.setdefault(konami_id, []).append(tuple(row))
+    return cards
+
+
+def _most_ruled_card(con: duckdb.DuckDBPyConnection, where: str, value) -> FoundCard | None:
+    """Of the cards :func:`_matching_cards` gives, the one most card
+    mentions link to, then the lowest Konami id; None when none matches."""
+    cards = _matching_cards(con, where, value)
+    if len(cards) < 2:  # most names and every passcode: one card, nothing to rank
+        return _found(con, *next(iter(cards.items()))) if cards else None
+    best = con.execute(f"""SELECT k FROM unnest(?) AS t(k) LEFT JOIN {_RULED} m ON m.konami_id = k
+        ORDER BY coalesce(m.ruled, 0) DESC, k LIMIT 1""", [sorted(cards)]).fetchone()[0]
+    return _found(con, best, cards[best])
 
 
 # did-you-mean: at most this many names, each scoring at least DID_YOU_MEAN_MIN (0-100)
@@ -415,44 +437,59 @@ def card_rulings(con: duckdb.DuckDBPyConnection, card: FoundCard) -> list[dict]:
     to it, unlinked quotes whose key is one of its names', and the
     rulings of English pages that write its English name. Each: record_id,
     source_id, section, status, text, dates (ISO, own), faq_ids, how
-    (linked | key | english_text). Two queries: the rulings, then their
-    dates (grouped here: DuckDB's ordered list aggregates cost more than
-    the whole lookup). The CASE lowers only the English records' texts:
-    DuckDB would lower every record's text before the semi-join on the
-    source (a third of a cold query's time on the bundled database)."""
-    english = card.names.get("en", "")
+    (linked | key | english_text: the surest of those that find it, in
+    that order, :data:`_HOW_RANK`).
+
+    One query: the hits (:data:`_CARD_HITS`) with their records and dates,
+    a row per hit and date, grouped here (a GROUP BY or an ordered list
+    aggregate costs DuckDB more than the whole lookup on a cold database)."""
     keys = card.name_keys
     if keys is None:  # a card of the Python API's (pipeline.api.Rulings.rulings)
         keys = [k for (k,) in con.execute("SELECT DISTINCT name_key FROM card_names WHERE konami_id = ? "
                                           "AND name_key <> ''", [card.konami_id]).fetchall()]
-    # the keys as a value (read with the card's names by _found), not a subquery over card_names
-    rows = con.execute("""
-        WITH hits AS (
-            SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = $kid
-            UNION ALL
-            SELECT record_id, 'key' FROM card_mentions
-            WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains($keys, match_key)
-            UNION ALL
-            SELECT record_id, 'english_text' FROM records
-            WHERE $en <> '' AND source_id IN (SELECT source_id FROM sources WHERE language = 'en')
-              AND CASE WHEN source_id IN (SELECT source_id FROM sources WHERE language = 'en')
-                       THEN contains(lower(text), lower($en)) END
-        ), picked AS (SELECT record_id, min(how) AS how FROM hits GROUP BY record_id)
-        SELECT r.record_id, r.source_id, r.section_path, r.status, r.text, p.how
-        FROM picked p JOIN records r USING (record_id) WHERE r.retired_run IS NULL""",
-                       {"kid": card.konami_id, "en": english, "keys": list(keys)}).fetchall()
-    dates: dict[str, set] = {r[0]: set() for r in rows}
-    faq_ids: dict[str, set] = {r[0]: set() for r in rows}
-    for record_id, date, own, faq_id in con.execute(
-            "SELECT record_id, date, valid AND kind <> 'reference', faq_id FROM record_dates "
-            "WHERE record_id IN (SELECT unnest(?))", [list(dates)]).fetchall():
+    rulings: dict[str, dict] = {}
+    for record_id, found_by, source_id, section, status, text, date, own, faq_id in con.execute(
+            f"""WITH hits AS ({_CARD_HITS})
+            SELECT h.*, r.source_id, r.section_path, r.status, r.text, d.date, d.valid AND d.kind <> 'reference',
+                   d.faq_id
+            FROM hits h JOIN records r USING (record_id) LEFT JOIN record_dates d USING (record_id)
+            WHERE r.retired_run IS NULL""",
+            {"kid": card.konami_id, "en": card.names.get("en", ""), "keys": list(keys)}).fetchall():
+        ruling = rulings.get(record_id)
+        if ruling is None:
+            ruling = rulings[record_id] = {"record_id": record_id, "source_id": source_id, "section": section,
+                                           "status": status, "text": text, "how": found_by,
+                                           "dates": set(), "faq_ids": set()}
+        elif _HOW_RANK[found_by] < _HOW_RANK[ruling["how"]]:
+            ruling["how"] = found_by
         if own and date is not None:
-            dates[record_id].add(date)
+            ruling["dates"].add(date)
         if faq_id is not None:
-            faq_ids[record_id].add(faq_id)
-    out = [{"record_id": r[0], "source_id": r[1], "section": r[2], "status": r[3], "text": r[4], "how": r[5],
-            "dates": [d.isoformat() for d in sorted(dates[r[0]])], "faq_ids": sorted(faq_ids[r[0]])} for r in rows]
-    return sorted(out, key=lambda x: (x["dates"][-1:] or [""], x["record_id"]), reverse=True)
+            ruling["faq_ids"].add(faq_id)
+    for ruling in rulings.values():
+        ruling["dates"] = [d.isoformat() for d in sorted(ruling["dates"])]
+        ruling["faq_ids"] = sorted(ruling["faq_ids"])
+    return sorted(rulings.values(), key=lambda x: (x["dates"][-1:] or [""], x["record_id"]), reverse=True)
+
+
+# How a ruling was found to name a card, surest first: a linked mention (a link or a quote matched to the
+# card), a quote whose key is one of the card's names', the English name written in an English ruling.
+_HOW_RANK = {"linked": 0, "key": 1, "english_text": 2}
+
+# The records that name a card (``$kid``: its Konami id, ``$keys``: its names' keys, ``$en``: its English
+# name): linked mentions, unlinked quotes of one of its names, English rulings that write its English name.
+# The CASE lowers only the English records' texts: DuckDB would lower every record's text before the
+# semi-join on the source (a third of a cold query's time on the bundled database).
+_CARD_HITS = """
+    SELECT record_id, 'linked' AS how FROM card_mentions WHERE konami_id = $kid
+    UNION ALL
+    SELECT record_id, 'key' FROM card_mentions
+    WHERE konami_id IS NULL AND coalesce(kind, 'card') = 'card' AND list_contains($keys, match_key)
+    UNION ALL
+    SELECT record_id, 'english_text' FROM records
+    WHERE $en <> '' AND source_id IN (SELECT source_id FROM sources WHERE language = 'en')
+      AND CASE WHEN source_id IN (SELECT source_id FROM sources WHERE language = 'en')
+               THEN contains(lower(text), lower($en)) END"""
 
 
 # --------------------------------------------------------------------------- SQL functions

@@ -56,7 +56,10 @@ CREATE TABLE IF NOT EXISTS records (
     withdrawn      VARCHAR,             -- the struck-through part of a record otherwise current ('' if none)
     parent_id      VARCHAR,             -- the record of the list item this one is nested in, or that a note
                                         -- belongs to (NULL if none)
-    text           VARCHAR,             -- as on the page: one ruling with all its sentences
+    -- as on the page: one ruling with all its sentences. Stored uncompressed: the read commands fetch a
+    -- few rulings' texts by id, and DuckDB's dictionary+FSST segments are decoded whole on each such
+    -- fetch (a card's 30 rulings cost 3 times the instructions; DuckDB 1.4+ reads the clause)
+    text           VARCHAR USING COMPRESSION uncompressed,
     cells          VARCHAR[],           -- a table row's cells, each its own field (text joins them with ' | ')
     norm_text      VARCHAR,             -- Simplified script, canonical terms
     snapshot_hash  VARCHAR,
@@ -112,8 +115,10 @@ CREATE TABLE IF NOT EXISTS card_names (
     passcode     INTEGER,               -- one of the card's passcodes (a row per passcode); NULL when it has none
     konami_id    INTEGER,               -- the card: one Konami id, all its passcodes
     language     VARCHAR,               -- en | ja | zh-CN | zh-TW | ko | zh-community | zh-quoted (other cards' texts)
-    name         VARCHAR,
-    name_key     VARCHAR,               -- name_key(): Chinese folded to Simplified, width, case, regional terms
+    -- name and name_key uncompressed, as records.text: `rulings card` reads one card's rows by konami_id
+    name         VARCHAR USING COMPRESSION uncompressed,
+    name_key     VARCHAR USING COMPRESSION uncompressed,  -- name_key(): Chinese folded to Simplified, width,
+                                                           -- case, regional terms
     loose_key    VARCHAR                -- name_key without separators, hyphens, quotes, 之/的/の; & -> and
 );
 

@@ -278,3 +278,19 @@ def test_the_candidate_list_suggests_cards_for_the_unlinked_names(built):
     assert all(len(r) == 7 and r[1] in r[3] for r in rows)  # three candidates; the sample quotes the name
     tenki = next(r for r in rows if r[1] == "天玑")  # quoted inside 「炎舞-「天玑」」: Fire Formation - Tenki is near
     assert tenki[4].startswith("10418 ") and "Fire Formation - Tenki" in tenki[4]
+
+
+def test_a_ruling_found_several_ways_says_the_surest(built):
+    """Heavy Storm's rulings in the English rulebook are linked to it and also
+    write its English name: each says "linked" (a link is surer than a name
+    in the text; they said "english_text" before 2026-12-02)."""
+    import duckdb
+
+    data = json.loads(card(built[1], "Heavy Storm", "--json").stdout)
+    with duckdb.connect(str(built[1]), read_only=True) as con:
+        linked = {r[0] for r in con.execute("SELECT record_id FROM card_mentions WHERE konami_id = ?",
+                                            [data["konami_id"]]).fetchall()}
+    how = {r["record_id"]: r["how"] for r in data["rulings"]}
+    in_rulebook = {r["record_id"] for r in data["rulings"] if r["source_id"] == "konami-tcg-rulebook-v10"}
+    assert linked & in_rulebook  # the case this test is about: linked and written in English
+    assert all(how[rid] == "linked" for rid in linked if rid in how)

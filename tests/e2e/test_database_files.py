@@ -254,6 +254,23 @@ def test_a_flipped_bit_in_a_data_block_is_one_error_line_where_it_is_read(small,
     assert detected >= 2
 
 
+# The columns the read commands fetch a few rows of by id (schema/ddl.sql, USING COMPRESSION): DuckDB decodes a
+# compressed string segment whole for each such fetch.
+UNCOMPRESSED = (("records", "text"), ("card_names", "name"), ("card_names", "name_key"))
+
+
+@pytest.mark.parametrize("table, column", UNCOMPRESSED)
+def test_texts_read_by_id_are_stored_uncompressed(table, column, small):
+    _, db, _ = small
+    with duckdb.connect(str(db), read_only=True) as con:
+        kinds = {r[0] for r in con.execute("SELECT compression FROM pragma_storage_info(?) WHERE column_name = ? "
+                                           "AND segment_type = 'VARCHAR'", [table, column]).fetchall()}
+        other = {r[0] for r in con.execute("SELECT compression FROM pragma_storage_info(?) WHERE column_name <> ? "
+                                           "AND segment_type = 'VARCHAR'", [table, column]).fetchall()}
+    assert kinds == {"Uncompressed"}
+    assert other - {"Uncompressed"}  # the table's other text columns keep DuckDB's own choice
+
+
 def test_the_schema_version_is_written_and_pinned_to_the_ddl(small):
     """Change schema/ddl.sql's tables or columns and this fails: raise
     database.SCHEMA_VERSION and pin the new fingerprint here."""
