@@ -12,7 +12,6 @@ card with the key a mention is matched by) and their insert
 
 from __future__ import annotations
 
-
 import duckdb
 
 from .cards import CardLink, card_entries, card_index, card_name_key, loose_key
