@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterator
 
 from . import __version__
 from .errors import GenerateError
@@ -91,8 +92,18 @@ def render_json(tables: dict, digest: str) -> str:
 def render_js(tables: dict, digest: str, cards: str = "") -> str:
     """``engine/ocg_rules.mjs``: an ES module holding :func:`neutral_tables`
     as one JSON literal (ASCII-escaped, so no text can end the literal or
-    hide a line break) followed by the runtime of ``engine/runtime.mjs``.
-    Raises GenerateError when the runtime lacks its marker."""
+    hide a line break) followed by the runtime of ``engine/runtime.mjs``
+    (:func:`render_js_parts`, joined). Raises GenerateError when the
+    runtime lacks its marker."""
+    return "".join(render_js_parts(tables, digest, cards))
+
+
+def render_js_parts(tables: dict, digest: str, cards: str = "") -> Iterator[str]:
+    """:func:`render_js` in parts, to be written one after the other: the card
+    table's JSON string, the largest (about 6 characters for each of its
+    Chinese characters), is escaped in pieces as it is written
+    (:func:`json_string_parts`). Raises GenerateError here when the runtime
+    lacks its marker."""
     code = runtime_code((RUNTIME_JS, RUNTIME_CARDS_JS), MARKER_JS)
     header = (
         "// OCG information-retention and battle rules engine: GENERATED, do not edit.\n"
@@ -100,10 +111,30 @@ def render_js(tables: dict, digest: str, cards: str = "") -> str:
         f"// Rules hash: sha256:{digest}\n"
         "// ES module, no dependencies: import { retains, answer, answer_all, citation } from './ocg_rules.mjs';\n\n"
     )
-    data = json.dumps(neutral_tables(tables, digest), ensure_ascii=True, separators=(",", ":"))
-    # The card table as one JSON string literal (ASCII-escaped), parsed by card_answer on first use.
-    table = json.dumps(cards, ensure_ascii=True)
-    return header + f"const DATA = {data};\n\nconst CARD_TABLE = {table};\n\n" + code
+    return _js_parts(header, tables, digest, cards, code)
+
+
+def _js_parts(header: str, tables: dict, digest: str, cards: str, code: str) -> Iterator[str]:
+    yield header
+    yield f"const DATA = {json.dumps(neutral_tables(tables, digest), ensure_ascii=True, separators=(',', ':'))};\n\n"
+    yield "const CARD_TABLE = "
+    yield from json_string_parts(cards)
+    yield ";\n\n"
+    yield code
+
+
+def json_string_parts(text: str, size: int = 1 << 20) -> Iterator[str]:
+    """``json.dumps(text, ensure_ascii=True)`` in parts of ``size``
+    characters of ``text`` each (joined: the same characters: JSON escapes
+    each character on its own, a character above U+FFFF as its two
+    surrogates)."""
+    if len(text) <= size:
+        yield json.dumps(text, ensure_ascii=True)
+        return
+    yield '"'
+    for start in range(0, len(text), size):
+        yield json.dumps(text[start:start + size], ensure_ascii=True)[1:-1]
+    yield '"'
 
 
 def _ts_union(values) -> str:

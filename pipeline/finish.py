@@ -37,7 +37,8 @@ from typing import Callable, ContextManager, Iterator
 from .compile import ProceduralRule, Rule, cite_once, compile_procedural, compile_rules, other_rulesets
 from .corpus import Source
 from .errors import CompileError, GenerateError, stage_errors
-from .generate import KEPT, commit_engines, discard_engines, engine_tables, render_all, rules_hash, stage_engines
+from .generate import KEPT, commit_engines, discard_engines, engine_parts, engine_tables, rules_hash, stage_engines
+from .memory import give_back_memory
 from .records import Record, section_shrinkage, shrinkage
 from .review import Reviewed, RuleChange, review
 
@@ -128,6 +129,7 @@ def compile_all(records: list[Record], sources: list[Source], before: dict[tuple
             compiled.tables = engine_tables(rules, procedural, cited, source_info, texts)
         del cited
         records.clear()  # the engine tables hold what they cite, the commit needs none
+        give_back_memory()
         compiled.rules_hash = rules_hash(compiled.tables)
     return compiled
 
@@ -147,7 +149,9 @@ def finish(compiled: Compiled, engine_path, card_table: Callable[[], str],
     with clock("generate"):
         with stage_errors(GenerateError, place="card table"):
             cards = card_table()
-        staged = stage_engines(engine_path, render_all(compiled.tables, compiled.rules_hash, cards), kept)
+        staged = stage_engines(engine_path, engine_parts(compiled.tables, compiled.rules_hash, cards), kept)
+        del cards  # the commit's card tables and DuckDB's work come next: what is freed here they reuse
+        give_back_memory()
     with clock("load"):
         try:  # the engine is renamed right after the database, a stop signal waiting for both
             return commit(lambda: commit_engines(staged, kept_after))

@@ -23,12 +23,12 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from . import __version__
 from .compile import ProceduralRule, Rule
-from .enginejs import render_dts, render_js, render_json, runtime_code
+from .enginejs import render_dts, render_js_parts, render_json, runtime_code
 from .enginefile import ENGINE_HASH_LINE, engine_rules_hash  # noqa: F401 (re-exported: the stamp's reader)
 from .errors import GenerateError, UsageError
 from .paths import PROJECT_ROOT
@@ -168,10 +168,19 @@ def _check_plain(name: str, value) -> None:
 
 
 def render(tables: dict, digest: str | None = None, cards: str = "") -> str:
-    """The module's source text, stamped with ``digest``, the
+    """The module's source text (:func:`render_parts`, joined)."""
+    return "".join(render_parts(tables, digest, cards))
+
+
+def render_parts(tables: dict, digest: str | None = None, cards: str = "") -> Iterator[str]:
+    """The module's source text in parts, to be written one after the other
+    (:func:`stage_engine`): the card table's literal, the largest part
+    (about 10 MB at 8,000 pages), is made in pieces as it is written, never
+    held whole beside the rest. Stamped with ``digest``, the
     :func:`rules_hash` of ``tables`` (computed when not given: callers that
-    already have it save hashing the tables twice). Raises GenerateError for
-    a table that is not a plain literal or a module whose code does not parse.
+    already have it save hashing the tables twice). Raises GenerateError,
+    here and not while the parts are read, for a table that is not a plain
+    literal or a module whose code does not parse.
 
     Only the code (header and runtime, with the tables stubbed) is compiled
     to check it: compiling the data too would cost about 30 times the
@@ -199,12 +208,37 @@ def render(tables: dict, digest: str | None = None, cards: str = "") -> str:
         compile(header + stubs + code, "<generated engine>", "exec")
     except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
         raise GenerateError(f"generated module does not parse: {exc}", place=str(RUNTIME)) from exc
-    data = "".join(f"{name} = {_literal(value)}\n\n" for name, value in tables.items())
+    return _module_parts(header, tables, cards, code)
+
+
+def _module_parts(header: str, tables: dict, cards: str, code: str) -> Iterator[str]:
+    yield header
+    yield "".join(f"{name} = {_literal(value)}\n\n" for name, value in tables.items())
     # The card table (pipeline/cardengine.py) as one string literal (repr escapes all text), parsed by
     # card_answer on first use; it is not part of the rules hash.
-    data += f"CARD_TABLE = {cards!r}\n\n"
-    return header + data + code
+    yield "CARD_TABLE = "
+    yield from str_literal_parts(cards)
+    yield "\n\n"
+    yield code
 
+
+PART_CHARS = 1 << 20  # characters of a long text escaped at a time (str_literal_parts, enginejs.json_string_parts)
+
+
+def str_literal_parts(text: str, size: int = PART_CHARS) -> Iterator[str]:
+    """``repr(text)`` in parts of about ``size`` characters of ``text`` each
+    (joined: the same characters). ``repr`` escapes each character on its
+    own, given the quote, which it takes from the whole text: ``'`` unless
+    the text holds ``'`` and no ``"``. A piece's own ``repr`` is made to
+    take that quote by adding both quotes to it (``'"``), whose escapes are
+    cut off again."""
+    if len(text) <= size or ("'" in text and '"' not in text):
+        yield repr(text)  # short, or quoted with ": one piece
+        return
+    yield "'"
+    for start in range(0, len(text), size):
+        yield repr(text[start:start + size] + "\"'")[1:-4]  # cut off: the two quotes' escapes, the closing quote
+    yield "'"
 
 
 def engine_paths(path: Path) -> dict[str, Path]:
@@ -272,23 +306,35 @@ def render_all(tables: dict, digest: str, cards: str = "") -> dict[str, str]:
     """The texts of the engine files, keyed as :func:`engine_paths`; ``cards``:
     the card table's JSON text (:func:`pipeline.cardengine.card_table_text`),
     embedded in the Python and JavaScript modules."""
-    return {"py": render(tables, digest, cards), "json": render_json(tables, digest),
-            "mjs": render_js(tables, digest, cards), "dts": render_dts(tables, digest)}
+    return {key: "".join(parts()) for key, parts in engine_parts(tables, digest, cards).items()}
+
+
+def engine_parts(tables: dict, digest: str, cards: str = "") -> dict[str, Callable[[], Iterable[str]]]:
+    """What :func:`render_all` gives, each file's text made only when its
+    function is called, in parts (:func:`render_parts`): :func:`stage_engines`
+    writes one file after the other, so no two files' texts (20 to 40 MB
+    each at 8,000 pages) are held at once."""
+    return {"py": lambda: render_parts(tables, digest, cards), "json": lambda: (render_json(tables, digest),),
+            "mjs": lambda: render_js_parts(tables, digest, cards), "dts": lambda: (render_dts(tables, digest),)}
 
 
 # What an engine write that fails says of the outputs, before the database is replaced (a build's case).
 KEPT = "the previous database and engine stay"
 
 
-def stage_engines(path: Path, texts: dict[str, str], kept: str = KEPT) -> list[tuple[Path, Path]]:
-    """Stage every engine file (:func:`stage_engine`); returns (staged,
-    final) pairs, the Python module last, for :func:`commit_engines`.
-    GenerateError naming the file when one cannot be written (``kept``
-    says what stays), the files staged so far removed."""
+def stage_engines(path: Path, texts: Mapping[str, str | Callable[[], Iterable[str]]],
+                  kept: str = KEPT) -> list[tuple[Path, Path]]:
+    """Stage every engine file (:func:`stage_engine`) from its text or a
+    function giving its parts (:func:`engine_parts`, called as the file is
+    written); returns (staged, final) pairs, the Python module last, for
+    :func:`commit_engines`. GenerateError naming the file when one cannot
+    be written (``kept`` says what stays) or rendered, the files staged so
+    far removed."""
     staged: list[tuple[Path, Path]] = []
     try:
         for key, final in sorted(engine_paths(path).items(), key=lambda kv: kv[0] == "py"):
-            staged.append((stage_engine(final, texts[key], kept), final))
+            text = texts[key]
+            staged.append((stage_engine(final, text if isinstance(text, str) else text(), kept), final))
     except BaseException:
         discard_engines(staged)
         raise
@@ -322,8 +368,9 @@ def write_engine(path: Path, source: str) -> None:
     commit_engine(stage_engine(path, source), path)
 
 
-def stage_engine(path: Path, source: str, kept: str = KEPT) -> Path:
-    """Write ``source`` (from :func:`render`, which checks that it parses) to
+def stage_engine(path: Path, source: str | Iterable[str], kept: str = KEPT) -> Path:
+    """Write ``source`` (from :func:`render`, which checks that it parses;
+    or its parts, each written as it comes) to
     a temporary file beside ``path`` and return it; :func:`commit_engine`
     renames it over ``path``. The temporary file is named and tracked
     (:mod:`pipeline.stopping`) before it exists, so a stop at any line
@@ -338,7 +385,8 @@ def stage_engine(path: Path, source: str, kept: str = KEPT) -> Path:
             fh = os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644),
                            "w", encoding="utf-8", newline="\n")
         with fh:
-            fh.write(source)
+            for part in (source,) if isinstance(source, str) else source:
+                fh.write(part)
             fh.flush()
             os.fsync(fh.fileno())  # the rename must never expose an empty file after a power cut
         os.chmod(tmp, 0o644)  # the module is meant to be read by other tools, whatever the umask

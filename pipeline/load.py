@@ -37,6 +37,7 @@ from .database import SCHEMA_VERSION, STORAGE_VERSION, build_schema_info, column
 from .effectrulings import may_rule, read_effect_rulings
 from .errors import LoadError
 from .locks import merge_leftover_wal, work_prefix
+from .memory import give_back_memory
 from .records import Record
 from .review import RuleChange
 from .schema import ddl
@@ -354,6 +355,7 @@ class DatabaseWriter:
             insert_card_texts(self.con)
         except duckdb.Error as exc:
             raise _write_error("tables card_texts, card_effects, effect_dependencies", exc, self.tmp) from exc
+        give_back_memory()  # the card rows just inserted: DuckDB's check and checkpoint come on top of what stays
         try:
             check_unique_records(self.con, str(self.db_path))
             self.con.execute("COMMIT")

@@ -1,5 +1,5 @@
 """The card-table rows a build's helper computes come back packed and
-unpack to the rows on first use."""
+unpack to the rows at each use, staying packed."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ROWS = {
 }
 
 
-def test_packed_rows_unpack_to_the_rows_on_first_use(monkeypatch):
+def test_packed_rows_unpack_to_the_rows_at_each_use(monkeypatch):
     path = card_texts_file()
     monkeypatch.setattr(cardtables, "_known", {})
     monkeypatch.setattr(cardtables, "_card_table_rows", lambda version: ROWS)
@@ -24,9 +24,11 @@ def test_packed_rows_unpack_to_the_rows_on_first_use(monkeypatch):
     monkeypatch.setattr(cardtables, "_known", {})
     monkeypatch.setattr(cardtables, "_card_table_rows", lambda version: {"read again": version})
     use_card_table_rows(version, packed)  # in a build: the build process
-    assert cardtables._known == {version: packed}  # held packed until a commit reads them
-    assert card_table_rows(path) == ROWS
-    assert cardtables._known == {version: ROWS}
+    assert cardtables._known == {version: packed}  # held packed until the finish reads them
+    first = card_table_rows(path)
+    assert first == ROWS and card_table_rows(path) == ROWS
+    assert card_table_rows(path) is not first  # unpacked again: no use keeps them
+    assert cardtables._known == {version: packed}  # still packed: the rows go once used
 
 
 def test_rows_packed_for_another_version_of_the_file_are_not_used(monkeypatch):

@@ -59,6 +59,33 @@ def test_compile_holds_slim_records_that_compile_to_the_same_rules():
         [(r.info_kind, r.event, r.verdict, r.record_ids) for r in light]
 
 
+def test_compile_records_read_back_share_their_values_and_compile_alike():
+    from pipeline.compile import compile_rules
+    from pipeline.run import pack_for_compile, unpack_for_compile
+
+    pages = [[_record(i + 10 * page) for i in range(4)] for page in range(3)]  # each page pickled on its own
+    slim = [r for page in pages for r in for_compile(page)]
+    back = unpack_for_compile([pack_for_compile(page) for page in pages])
+    assert [r.id for r in back] == [r.id for r in slim]
+    first, last = back[0], back[-1]
+    assert first.statements[0] is last.statements[0] and first.section is last.section  # one object across pages
+    assert first.status is last.status and first.role is last.role
+    assert all(r.cards == () and r.faq == () and r.links == () and r.cells == () for r in back)
+    assert [(r.info_kind, r.event, r.verdict, r.record_ids, r.dates) for r in compile_rules(back)] == \
+        [(r.info_kind, r.event, r.verdict, r.record_ids, r.dates) for r in compile_rules(slim)]
+
+
+def test_long_literals_are_escaped_in_pieces_as_a_whole():
+    from pipeline.enginejs import json_string_parts
+    from pipeline.generate import str_literal_parts
+
+    texts = ["", "短", "a'b", 'a"b', "x\"y'z\\\n\t\x00\u2028\U0001F600中文" * 50, "'\"" * 9, "'" * 20]
+    for text in texts:
+        for size in (1, 2, 5, 64, 1 << 20):
+            assert "".join(str_literal_parts(text, size)) == repr(text), (text, size)
+            assert "".join(json_string_parts(text, size)) == json.dumps(text, ensure_ascii=True), (text, size)
+
+
 def test_excerpt_keeps_short_text_and_cuts_long_text():
     assert excerpt("短") == "短" and excerpt("x" * EXCERPT_CHARS) == "x" * EXCERPT_CHARS
     assert excerpt("x" * (EXCERPT_CHARS + 1)) == "x" * (EXCERPT_CHARS - 1) + "…"
