@@ -17,6 +17,7 @@ handling and exit codes, options) is :mod:`pipeline.cli_common`.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -58,6 +59,8 @@ class _Group(click.Group):
             module, name = COMMANDS[cmd_name]
             if cmd_name in READ_COMMANDS:
                 _Group.read_command = True
+            elif ENDS_AFTER_COMMAND:
+                gc.enable()  # run() turned the collector off for a read command: a build or a refresh needs it
             self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), name), cmd_name)
         return self.commands.get(cmd_name)
 
@@ -129,6 +132,10 @@ def run() -> None:
     120 when the output cannot be flushed (as Python's shutdown)."""
     global ENDS_AFTER_COMMAND
     ENDS_AFTER_COMMAND = True  # a read command's read-only connections are left open (cli_common.reading)
+    # No cyclic garbage collection for a read command: it makes few cycles and the process ends with it,
+    # while a collection walks every object of duckdb's and click's (importing them triggers dozens).
+    # Turned back on when a command of another kind is loaded (_Group.get_command).
+    gc.disable()
     try:
         main()
     except SystemExit as exc:

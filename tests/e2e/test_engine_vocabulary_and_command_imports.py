@@ -156,6 +156,28 @@ def test_a_read_command_ends_once_its_output_is_flushed(built, argv, code, out, 
         assert result.stderr.startswith('{"error": "no record' if "show" in argv else "Error: unknown info kind")
 
 
+# The console script under a hook that reports, as a command's own code starts, whether the collector is on.
+COLLECTOR = ("import click, gc, sys\ninvoke = click.Command.invoke\n"
+             "def report(self, ctx):\n    if not isinstance(self, click.Group):\n"
+             "        print('collector on:', gc.isenabled(), file=sys.stderr)\n    return invoke(self, ctx)\n"
+             "click.Command.invoke = report\nfrom pipeline.cli import run\nrun()")
+
+
+@pytest.mark.parametrize("argv, on", [
+    (["sql", "SELECT 1", "--db", "DB"], False),
+    (["card", "14087893", "--db", "DB"], False),
+    (["vocabulary", "--json"], False),
+    (["export", "OUT", "--db", "DB"], True)])
+def test_only_a_read_command_runs_without_the_garbage_collector(built, tmp_path, argv, on):
+    """pipeline/cli.py run(): a read command runs with Python's cyclic collector off (the process ends
+    with it; a collection walks all of duckdb's and click's objects); any other command, a build or an
+    export, with it on."""
+    argv = [str(built[1]) if a == "DB" else str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    result = subprocess.run([sys.executable, "-c", COLLECTOR, *argv], capture_output=True, text=True, cwd=ROOT)
+    assert f"collector on: {on}" in result.stderr.splitlines(), result.stderr
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_read_commands_long_output_arrives_whole_through_a_pipe(built):
     """Every row of a result larger than a pipe's buffer (64 KiB) reaches the reader before the fast exit."""
     result = console(["sql", "SELECT range AS n, repeat('x', 40) AS pad FROM range(5000)", "--max-rows", "5000",
