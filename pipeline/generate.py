@@ -13,8 +13,8 @@ data, never code. The module is written to a temporary file and renamed, so
 an interrupted build leaves the previous module intact.
 
 The same tables in JSON, as an ES module and as TypeScript declarations are
-rendered by :mod:`pipeline.enginejs`; :func:`render_all` gives every file's
-text, and :func:`stage_engines` / :func:`commit_engines` write them.
+rendered by :mod:`pipeline.enginejs`; :func:`engine_parts` gives every file's
+text in parts, and :func:`stage_engines` / :func:`commit_engines` write them.
 """
 
 from __future__ import annotations
@@ -302,18 +302,14 @@ def check_replaceable(path: Path) -> None:
                          place="--engine-out")
 
 
-def render_all(tables: dict, digest: str, cards: str = "") -> dict[str, str]:
-    """The texts of the engine files, keyed as :func:`engine_paths`; ``cards``:
-    the card table's JSON text (:func:`pipeline.cardengine.card_table_text`),
-    embedded in the Python and JavaScript modules."""
-    return {key: "".join(parts()) for key, parts in engine_parts(tables, digest, cards).items()}
-
-
 def engine_parts(tables: dict, digest: str, cards: str = "") -> dict[str, Callable[[], Iterable[str]]]:
-    """What :func:`render_all` gives, each file's text made only when its
-    function is called, in parts (:func:`render_parts`): :func:`stage_engines`
-    writes one file after the other, so no two files' texts (20 to 40 MB
-    each at 8,000 pages) are held at once."""
+    """The engine files, keyed as :func:`engine_paths`, each a function
+    giving the file's text in parts (:func:`render_parts`), made only when
+    called: :func:`stage_engines` writes one file after the other, so no
+    two files' texts (20 to 40 MB each at 8,000 pages) are held at once.
+    ``cards``: the card table's JSON text
+    (:func:`pipeline.cardengine.card_table_text`), embedded in the Python
+    and JavaScript modules."""
     return {"py": lambda: render_parts(tables, digest, cards), "json": lambda: (render_json(tables, digest),),
             "mjs": lambda: render_js_parts(tables, digest, cards), "dts": lambda: (render_dts(tables, digest),)}
 
@@ -322,19 +318,18 @@ def engine_parts(tables: dict, digest: str, cards: str = "") -> dict[str, Callab
 KEPT = "the previous database and engine stay"
 
 
-def stage_engines(path: Path, texts: Mapping[str, str | Callable[[], Iterable[str]]],
+def stage_engines(path: Path, parts: Mapping[str, Callable[[], Iterable[str]]],
                   kept: str = KEPT) -> list[tuple[Path, Path]]:
-    """Stage every engine file (:func:`stage_engine`) from its text or a
-    function giving its parts (:func:`engine_parts`, called as the file is
-    written); returns (staged, final) pairs, the Python module last, for
+    """Stage every engine file (:func:`stage_engine`) from the function
+    giving its parts (:func:`engine_parts`, called as the file is written);
+    returns (staged, final) pairs, the Python module last, for
     :func:`commit_engines`. GenerateError naming the file when one cannot
     be written (``kept`` says what stays) or rendered, the files staged so
     far removed."""
     staged: list[tuple[Path, Path]] = []
     try:
         for key, final in sorted(engine_paths(path).items(), key=lambda kv: kv[0] == "py"):
-            text = texts[key]
-            staged.append((stage_engine(final, text if isinstance(text, str) else text(), kept), final))
+            staged.append((stage_engine(final, parts[key](), kept), final))
     except BaseException:
         discard_engines(staged)
         raise
@@ -356,11 +351,6 @@ def commit_engines(staged: list[tuple[Path, Path]], kept: str = KEPT) -> None:
 def discard_engines(staged: list[tuple[Path, Path]]) -> None:
     for tmp, _final in staged:
         discard_engine(tmp)
-
-
-def write_engines(path: Path, texts: dict[str, str], kept: str = KEPT) -> None:
-    """Write every engine file atomically (each renamed into place)."""
-    commit_engines(stage_engines(path, texts, kept), kept)
 
 
 def write_engine(path: Path, source: str) -> None:
